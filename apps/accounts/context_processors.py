@@ -1,0 +1,9 @@
+from django.http import HttpRequest
+
+from apps.queues import permissions
+
+
+def roles(request: HttpRequest) -> dict:
+    """Expose the viewer's roles to templates (navigation only; views re-check)."""
+    user = request.user
+    return {"viewer": permissions.viewer_summary(user)}

@@ -1,0 +1,20 @@
+"""Writes for accounts: issuing and revoking API tokens."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
+
+
+@transaction.atomic
+def issue_api_token(user: User, name: str) -> tuple[ApiToken, str]:
+    """Create a token and return it with the raw key, which is shown once."""
+    raw = ApiToken.generate_raw()
+    token = ApiToken.objects.create(
+        user=user, name=name, prefix=raw[:TOKEN_PREFIX_LENGTH], key_hash=hash_token(raw)
+    )
+    return token, raw
+
+
+def revoke_api_token(token: ApiToken) -> None:
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())

@@ -1,0 +1,235 @@
+"""Representations for /api/v1/. Rule checks live in the services, not here."""
+
+from rest_framework import serializers
+
+from apps.queues.models import (
+    AuditEntry,
+    ChangeRequest,
+    Cohort,
+    PriorityTier,
+    Queue,
+    ResourceFlavor,
+    Team,
+)
+from apps.queues.snapshots import queue_snapshot
+
+
+class TeamSerializer(serializers.ModelSerializer):
+    namespaces = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
+    queues = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
+
+    class Meta:
+        model = Team
+        fields = ["slug", "display_name", "cost_center", "namespaces", "queues"]
+
+
+class TeamCreateSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    display_name = serializers.CharField()
+    cost_center = serializers.CharField(required=False, allow_blank=True, default="")
+    namespaces = serializers.ListField(child=serializers.CharField())
+
+
+class FlavorSerializer(serializers.ModelSerializer):
+    capacity = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ResourceFlavor
+        fields = [
+            "name",
+            "gpu_model",
+            "description",
+            "node_labels",
+            "node_taints",
+            "tolerations",
+            "capacity",
+        ]
+
+    def get_capacity(self, flavor: ResourceFlavor) -> dict[str, str]:
+        return {c.resource: c.capacity for c in flavor.capacities.all()}
+
+
+class FlavorWriteSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    gpu_model = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    node_labels = serializers.DictField(child=serializers.CharField(), required=False, default=dict)
+    node_taints = serializers.ListField(child=serializers.DictField(), required=False, default=list)
+    tolerations = serializers.ListField(child=serializers.DictField(), required=False, default=list)
+    capacity = serializers.DictField(child=serializers.CharField())
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+    capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class CohortSerializer(serializers.ModelSerializer):
+    parent = serializers.SlugRelatedField(
+        slug_field="name", queryset=Cohort.objects.all(), allow_null=True, required=False
+    )
+
+    class Meta:
+        model = Cohort
+        fields = ["name", "parent", "fair_weight", "description"]
+
+
+class CohortWriteSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    parent = serializers.CharField(required=False, allow_null=True, default=None)
+    fair_weight = serializers.CharField(required=False, default="1")
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class PriorityTierSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PriorityTier
+        fields = ["name", "value", "description"]
+
+
+class QuotaSerializer(serializers.Serializer):
+    flavor = serializers.CharField()
+    resource = serializers.CharField()
+    nominal = serializers.CharField()
+    borrowing_limit = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    lending_limit = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+
+class PreemptionSerializer(serializers.Serializer):
+    reclaim_within_cohort = serializers.CharField(required=False)
+    within_cluster_queue = serializers.CharField(required=False)
+    borrow_within_cohort = serializers.CharField(required=False)
+    borrow_max_priority_threshold = serializers.IntegerField(required=False, allow_null=True)
+
+
+class QueueSerializer(serializers.ModelSerializer):
+    """A queue's policy in the same shape the write endpoints accept."""
+
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    cohort = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    preemption = serializers.SerializerMethodField()
+    quotas = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Queue
+        fields = [
+            "id",
+            "name",
+            "team",
+            "cohort",
+            "description",
+            "fair_weight",
+            "queueing_strategy",
+            "stop_policy",
+            "preemption",
+            "quotas",
+            "version",
+            "updated_at",
+        ]
+
+    def get_preemption(self, queue: Queue) -> PreemptionSerializer:
+        return queue_snapshot(queue)["preemption"]
+
+    def get_quotas(self, queue: Queue) -> QuotaSerializer(many=True):
+        return queue_snapshot(queue)["quotas"]
+
+
+class QueuePolicyWriteSerializer(serializers.Serializer):
+    """Body of PUT/PATCH /queues/{id}/ and POST /queues/{id}/preview/."""
+
+    version = serializers.IntegerField(help_text="The version you edited; a stale one gets 409.")
+    cohort = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    fair_weight = serializers.CharField(required=False)
+    queueing_strategy = serializers.CharField(required=False)
+    stop_policy = serializers.CharField(required=False)
+    preemption = PreemptionSerializer(required=False)
+    quotas = QuotaSerializer(many=True, required=False)
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+    capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+    POLICY_FIELDS = (
+        "cohort",
+        "fair_weight",
+        "queueing_strategy",
+        "stop_policy",
+        "preemption",
+        "quotas",
+    )
+
+    def proposal(self) -> dict:
+        data = self.validated_data
+        proposal = {k: data[k] for k in self.POLICY_FIELDS if k in data}
+        if proposal.get("cohort") == "":
+            proposal["cohort"] = None
+        return proposal
+
+
+class QueueCreateSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    team = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Team.objects.all(), allow_null=True, required=False
+    )
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ChangeRequestSerializer(serializers.ModelSerializer):
+    queue = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ChangeRequest
+        fields = [
+            "id",
+            "queue",
+            "requested_by",
+            "created_at",
+            "status",
+            "base_version",
+            "changes",
+            "beyond_envelope",
+            "reason",
+            "decided_by",
+            "decided_at",
+            "decision_comment",
+            "applied_version",
+        ]
+
+
+class DecisionSerializer(serializers.Serializer):
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
+    capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class AuditEntrySerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = AuditEntry
+        fields = [
+            "id",
+            "at",
+            "actor_name",
+            "action",
+            "team",
+            "object_type",
+            "object_id",
+            "object_repr",
+            "before",
+            "after",
+            "changes",
+            "reason",
+            "change_request",
+        ]
+
+
+class EnvelopeLimitSerializer(serializers.Serializer):
+    flavor = serializers.CharField()
+    resource = serializers.CharField()
+    max_nominal = serializers.CharField()
+    max_borrowing = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+
+class EnvelopeSerializer(serializers.Serializer):
+    min_weight = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    max_weight = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    limits = EnvelopeLimitSerializer(many=True, required=False, default=list)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", write_only=True)

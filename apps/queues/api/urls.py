@@ -1,0 +1,14 @@
+from rest_framework.routers import DefaultRouter
+
+from apps.queues.api import views
+
+router = DefaultRouter()
+router.register("teams", views.TeamViewSet, basename="team")
+router.register("flavors", views.FlavorViewSet, basename="flavor")
+router.register("cohorts", views.CohortViewSet, basename="cohort")
+router.register("priority-tiers", views.PriorityTierViewSet, basename="priority-tier")
+router.register("queues", views.QueueViewSet, basename="queue")
+router.register("change-requests", views.ChangeRequestViewSet, basename="change-request")
+router.register("audit", views.AuditEntryViewSet, basename="audit")
+
+urlpatterns = router.urls

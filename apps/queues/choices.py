@@ -1,0 +1,64 @@
+"""Enumerations of the quota domain. Values are Kueue's own spellings where Kueue has one."""
+
+from django.db import models
+
+
+class TeamRole(models.TextChoices):
+    LEAD = "lead", "Team lead"
+    SCIENTIST = "scientist", "Scientist"
+
+
+class QueueingStrategy(models.TextChoices):
+    BEST_EFFORT_FIFO = "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO"
+
+
+class StopPolicy(models.TextChoices):
+    NONE = "None"
+    HOLD = "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain"
+
+
+class ReclaimWithinCohort(models.TextChoices):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    ANY = "Any"
+
+
+class WithinClusterQueue(models.TextChoices):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+
+
+class BorrowWithinCohort(models.TextChoices):
+    NEVER = "Never"
+    LOWER_PRIORITY = "LowerPriority"
+
+
+class ChangeRequestStatus(models.TextChoices):
+    PENDING = "pending", "Pending approval"
+    APPROVED = "approved", "Approved and applied"
+    REJECTED = "rejected", "Rejected"
+    WITHDRAWN = "withdrawn", "Withdrawn"
+    EXPIRED = "expired", "Expired"
+
+    @classmethod
+    def open_values(cls) -> tuple[str, ...]:
+        return (cls.PENDING,)
+
+    @classmethod
+    def terminal_values(cls) -> tuple[str, ...]:
+        return (cls.APPROVED, cls.REJECTED, cls.WITHDRAWN, cls.EXPIRED)
+
+
+class AuditAction(models.TextChoices):
+    CREATE = "create"
+    UPDATE = "update"
+    DELETE = "delete"
+    CHANGE_REQUESTED = "change_requested"
+    CHANGE_APPROVED = "change_approved"
+    CHANGE_REJECTED = "change_rejected"
+    CHANGE_WITHDRAWN = "change_withdrawn"
+    CHANGE_EXPIRED = "change_expired"
+    CAPACITY_OVERRIDE = "capacity_override"

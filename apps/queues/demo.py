@@ -1,0 +1,173 @@
+"""Demo catalog and people for the embedded default (`make run`).
+
+Loaded through the services, so the demo also exercises validation and audit.
+Idempotent: running it again changes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from apps.accounts.models import User
+from apps.queues import services
+from apps.queues.choices import TeamRole
+from apps.queues.models import Queue, Team
+from apps.queues.snapshots import queue_snapshot
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str
+    role: str
+
+
+LOGINS = [
+    DemoLogin("admin", "admin-demo-pass", "platform admin"),
+    DemoLogin("vera", "vera-demo-pass", "team lead of vision"),
+    DemoLogin("nils", "nils-demo-pass", "team lead of nlp"),
+    DemoLogin("alice", "alice-demo-pass", "scientist in vision"),
+    DemoLogin("bob", "bob-demo-pass", "scientist in nlp"),
+]
+
+FLAVORS = [
+    (
+        "h100-80gb",
+        "NVIDIA H100 80GB HBM3",
+        {"nvidia.com/gpu": "64"},
+        {"gpu.nvidia.com/class": "h100"},
+    ),
+    (
+        "a100-80gb",
+        "NVIDIA A100-SXM4-80GB",
+        {"nvidia.com/gpu": "32"},
+        {"gpu.nvidia.com/class": "a100"},
+    ),
+    (
+        "a100-mig-1g10gb",
+        "NVIDIA A100 MIG 1g.10gb",
+        {"nvidia.com/mig-1g.10gb": "56"},
+        {"gpu.nvidia.com/class": "a100-mig"},
+    ),
+]
+TIERS = [
+    ("p0-critical", 1000, "Production inference and deadlines; may preempt lower tiers."),
+    ("p1-high", 500, "Interactive notebooks and urgent experiments."),
+    ("p2-standard", 100, "Normal training and fine-tuning."),
+    ("p3-best-effort", 10, "Sweeps and backfill; first to be preempted."),
+]
+TEAMS = [
+    (
+        "vision",
+        "Computer Vision",
+        "cc-1001",
+        "gpu-research",
+        [("h100-80gb", "nvidia.com/gpu", "24"), ("a100-80gb", "nvidia.com/gpu", "8")],
+    ),
+    (
+        "nlp",
+        "Language Models",
+        "cc-1002",
+        "gpu-research",
+        [("h100-80gb", "nvidia.com/gpu", "32"), ("a100-80gb", "nvidia.com/gpu", "8")],
+    ),
+    (
+        "speech",
+        "Speech",
+        "cc-1003",
+        "gpu-research",
+        [("a100-80gb", "nvidia.com/gpu", "8"), ("a100-mig-1g10gb", "nvidia.com/mig-1g.10gb", "28")],
+    ),
+    (
+        "inference",
+        "Inference Platform",
+        "cc-2001",
+        "gpu-production",
+        [("h100-80gb", "nvidia.com/gpu", "8"), ("a100-mig-1g10gb", "nvidia.com/mig-1g.10gb", "28")],
+    ),
+]
+MEMBERS = [
+    ("vera", "vision", TeamRole.LEAD),
+    ("nils", "nlp", TeamRole.LEAD),
+    ("alice", "vision", TeamRole.SCIENTIST),
+    ("bob", "nlp", TeamRole.SCIENTIST),
+]
+
+
+@transaction.atomic
+def load_demo() -> list[DemoLogin]:
+    admin = _users()
+    for name, model, capacity, labels in FLAVORS:
+        services.save_flavor(
+            name=name, gpu_model=model, capacity=capacity, node_labels=labels, actor=admin
+        )
+    services.save_cohort(name="gpu-pool", actor=admin, description="Everything on the cluster")
+    for child in ("gpu-research", "gpu-production"):
+        services.save_cohort(name=child, parent="gpu-pool", actor=admin)
+    for name, value, description in TIERS:
+        services.save_priority_tier(name=name, value=value, description=description, actor=admin)
+    for slug, title, cost_center, cohort, quotas in TEAMS:
+        _team(admin, slug, title, cost_center, cohort, quotas)
+    for username, slug, role in MEMBERS:
+        services.add_membership(
+            team=Team.objects.get(slug=slug),
+            user=User.objects.get(username=username),
+            role=role,
+            actor=admin,
+        )
+    return LOGINS
+
+
+def _users() -> User:
+    for login in LOGINS:
+        user, created = User.objects.get_or_create(username=login.username)
+        if created:
+            user.set_password(login.password)
+            user.is_platform_admin = user.is_staff = user.is_superuser = login.username == "admin"
+            user.save()
+    return User.objects.get(username="admin")
+
+
+def _team(admin: User, slug: str, title: str, cost_center: str, cohort: str, quotas: list) -> None:
+    team = Team.objects.filter(slug=slug).first()
+    if team is None:
+        team = services.create_team(
+            slug=slug,
+            display_name=title,
+            cost_center=cost_center,
+            namespaces=[f"team-{slug}"],
+            actor=admin,
+        )
+    queue = Queue.objects.filter(name=slug).first() or services.create_queue(
+        name=slug, team=team, actor=admin, reason="demo"
+    )
+    proposal = {
+        "cohort": cohort,
+        "preemption": {
+            "reclaim_within_cohort": "Any",
+            "within_cluster_queue": "LowerPriority",
+            "borrow_within_cohort": "Never",
+            "borrow_max_priority_threshold": None,
+        },
+        "quotas": [
+            {
+                "flavor": f,
+                "resource": r,
+                "nominal": n,
+                "borrowing_limit": None,
+                "lending_limit": None,
+            }
+            for f, r, n in quotas
+        ],
+    }
+    current = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
+    services.save_queue_policy(
+        queue, proposal, actor=admin, expected_version=current["version"], reason="demo"
+    )
+    limits = [
+        {"flavor": f, "resource": r, "max_nominal": str(int(n) + 8), "max_borrowing": "16"}
+        for f, r, n in quotas
+    ]
+    services.save_envelope(team=team, actor=admin, min_weight="0.5", max_weight="2", limits=limits)

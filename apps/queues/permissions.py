@@ -1,0 +1,82 @@
+"""Who may do what — the one place permissions are decided.
+
+Pages, API viewsets, services and templates all ask these functions. Reads are
+narrowed by the ``visible_to`` queryset methods; these answer the write checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from apps.queues.choices import TeamRole
+
+
+def is_signed_in(user) -> bool:
+    return user is not None and user.is_authenticated
+
+
+def is_admin(user) -> bool:
+    return is_signed_in(user) and bool(user.is_platform_admin)
+
+
+def role_in(user, team) -> str | None:
+    if not is_signed_in(user) or team is None:
+        return None
+    membership = team.memberships.filter(user=user).only("role").first()
+    return membership.role if membership else None
+
+
+def is_lead_of(user, team) -> bool:
+    return role_in(user, team) == TeamRole.LEAD
+
+
+def is_member_of(user, team) -> bool:
+    return role_in(user, team) is not None
+
+
+def can_edit_queue(user, queue) -> bool:
+    """Admins edit any queue; a team lead edits their team's queues (maybe via approval)."""
+    return is_admin(user) or (queue.team_id is not None and is_lead_of(user, queue.team))
+
+
+def can_manage_catalog(user) -> bool:
+    """Flavors, cohorts, priority tiers, teams, envelopes and new queues are admin-only."""
+    return is_admin(user)
+
+
+def can_decide_change_request(user) -> bool:
+    return is_admin(user)
+
+
+def can_withdraw_change_request(user, change_request) -> bool:
+    return is_admin(user) or change_request.requested_by_id == getattr(user, "pk", None)
+
+
+def can_view_team_audit(user, team) -> bool:
+    return is_admin(user) or is_member_of(user, team)
+
+
+def can_view_global_audit(user) -> bool:
+    return is_admin(user)
+
+
+@dataclass(frozen=True)
+class ViewerSummary:
+    """What navigation needs to know about the viewer."""
+
+    signed_in: bool
+    is_admin: bool
+    lead_team_slugs: tuple[str, ...]
+    member_team_slugs: tuple[str, ...]
+
+
+def viewer_summary(user) -> ViewerSummary:
+    if not is_signed_in(user):
+        return ViewerSummary(False, False, (), ())
+    rows = list(user.memberships.select_related("team").values_list("team__slug", "role"))
+    return ViewerSummary(
+        signed_in=True,
+        is_admin=is_admin(user),
+        lead_team_slugs=tuple(slug for slug, role in rows if role == TeamRole.LEAD),
+        member_team_slugs=tuple(slug for slug, _ in rows),
+    )

@@ -1,0 +1,68 @@
+"""Reads and visibility. Every list a user sees is filtered by ``visible_to``.
+
+Quota policy is deliberately transparent: any signed-in user may read every
+team's queues (fair share is only believable when everyone can see it).
+Change requests and audit history are scoped to the team's members.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+def _anonymous(user) -> bool:
+    return user is None or not user.is_authenticated
+
+
+def _member_team_ids(user) -> models.QuerySet:
+    from apps.queues.models import Membership
+
+    return Membership.objects.filter(user=user).values("team_id")
+
+
+class SignedInQuerySet(models.QuerySet):
+    """Catalog data every signed-in user may read."""
+
+    def visible_to(self, user) -> SignedInQuerySet:
+        return self.none() if _anonymous(user) else self.all()
+
+
+class TeamQuerySet(SignedInQuerySet):
+    def with_details(self) -> TeamQuerySet:
+        return self.prefetch_related("namespaces", "queues")
+
+
+class QueueQuerySet(SignedInQuerySet):
+    def with_policy(self) -> QueueQuerySet:
+        """Everything needed to render a queue's policy without further queries."""
+        return self.select_related("team", "cohort").prefetch_related("quotas__flavor")
+
+
+class ChangeRequestQuerySet(models.QuerySet):
+    def visible_to(self, user) -> ChangeRequestQuerySet:
+        if _anonymous(user):
+            return self.none()
+        if user.is_platform_admin:
+            return self.all()
+        return self.filter(queue__team_id__in=_member_team_ids(user))
+
+    def pending(self) -> ChangeRequestQuerySet:
+        from apps.queues.choices import ChangeRequestStatus
+
+        return self.filter(status__in=ChangeRequestStatus.open_values())
+
+
+class AuditQuerySet(models.QuerySet):
+    def visible_to(self, user) -> AuditQuerySet:
+        if _anonymous(user):
+            return self.none()
+        if user.is_platform_admin:
+            return self.all()
+        return self.filter(team_id__in=_member_team_ids(user))
+
+    # The audit log is append-only: refuse bulk rewrites too.
+    def update(self, **kwargs):
+        raise PermissionError("audit entries are append-only")
+
+    def delete(self):
+        raise PermissionError("audit entries are append-only")

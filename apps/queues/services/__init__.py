@@ -1,0 +1,39 @@
+"""Every write to the quota domain. Views, API, admin, commands and tasks call these."""
+
+from apps.queues.services.approvals import (
+    approve_change_request,
+    expire_stale_change_requests,
+    reject_change_request,
+    withdraw_change_request,
+)
+from apps.queues.services.catalog import (
+    add_membership,
+    create_team,
+    save_cohort,
+    save_envelope,
+    save_flavor,
+    save_priority_tier,
+)
+from apps.queues.services.policy import (
+    SaveOutcome,
+    create_queue,
+    preview_queue_change,
+    save_queue_policy,
+)
+
+__all__ = [
+    "SaveOutcome",
+    "add_membership",
+    "approve_change_request",
+    "create_queue",
+    "create_team",
+    "expire_stale_change_requests",
+    "preview_queue_change",
+    "reject_change_request",
+    "save_cohort",
+    "save_envelope",
+    "save_flavor",
+    "save_priority_tier",
+    "save_queue_policy",
+    "withdraw_change_request",
+]

@@ -1,0 +1,200 @@
+"""The rules a queue policy must satisfy, as pure functions over a snapshot.
+
+Rules come from Kueue's CRD schema and admission webhooks (quantity syntax,
+limits only inside a cohort, lendingLimit ≤ nominalQuota, …) plus our own
+physical-capacity rule. Each message names the rule so the user can fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from apps.queues.choices import (
+    BorrowWithinCohort,
+    QueueingStrategy,
+    ReclaimWithinCohort,
+    StopPolicy,
+    WithinClusterQueue,
+)
+from apps.queues.names import dns_label_error
+from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+
+INT32_MAX = 2**31 - 1
+MAX_FLAVORS = 64
+MAX_RESOURCES = 64
+MIN_NONZERO_WEIGHT = Decimal("1e-9")
+
+
+@dataclass(frozen=True)
+class PolicyCatalog:
+    """What a queue is checked against: flavors with capacity, cohorts, other queues."""
+
+    capacity: dict[str, dict[str, Decimal]]
+    cohorts: frozenset[str]
+    others_nominal: dict[tuple[str, str], Decimal] = field(default_factory=dict)
+
+
+@dataclass
+class Findings:
+    """Rule violations by field path; capacity ones may be overridden by an admin."""
+
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    capacity: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, path: str, message: str) -> None:
+        self.errors.setdefault(path, []).append(message)
+
+    def add_capacity(self, path: str, message: str) -> None:
+        self.capacity.setdefault(path, []).append(message)
+
+
+def validate_queue(proposal: dict[str, Any], catalog: PolicyCatalog) -> Findings:
+    findings = Findings()
+    _check_name(proposal, findings)
+    _check_choices(proposal, findings)
+    _check_weight(proposal.get("fair_weight"), "fair_weight", findings)
+    _check_cohort(proposal, catalog, findings)
+    _check_preemption(proposal.get("preemption") or {}, findings)
+    _check_quotas(proposal, catalog, findings)
+    return findings
+
+
+def _check_name(proposal: dict, findings: Findings) -> None:
+    problem = dns_label_error(proposal.get("name") or "")
+    if problem:
+        findings.add("name", problem)
+
+
+CHOICES = {
+    "queueing_strategy": QueueingStrategy.values,
+    "stop_policy": StopPolicy.values,
+    "preemption.reclaim_within_cohort": ReclaimWithinCohort.values,
+    "preemption.within_cluster_queue": WithinClusterQueue.values,
+    "preemption.borrow_within_cohort": BorrowWithinCohort.values,
+}
+
+
+def _lookup(proposal: dict, path: str) -> Any:
+    value: Any = proposal
+    for part in path.split("."):
+        value = (value or {}).get(part)
+    return value
+
+
+def _check_choices(proposal: dict, findings: Findings) -> None:
+    for path, allowed in CHOICES.items():
+        value = _lookup(proposal, path)
+        if value not in allowed:
+            findings.add(path, f"must be one of {', '.join(allowed)}")
+
+
+def _quantity(value: Any, path: str, findings: Findings) -> Decimal | None:
+    """Parse a quantity; record syntax and sign problems under ``path``."""
+    try:
+        parsed = parse_quantity(value)
+    except QuantityError as exc:
+        findings.add(path, str(exc))
+        return None
+    if parsed < 0:
+        findings.add(path, "must not be negative")
+        return None
+    return parsed
+
+
+def _check_weight(value: Any, path: str, findings: Findings) -> None:
+    weight = _quantity(value, path, findings)
+    if weight is not None and 0 < weight <= MIN_NONZERO_WEIGHT:
+        findings.add(path, "must be 0 or greater than 1e-9 (Kueue fairSharing.weight rule)")
+
+
+def _check_cohort(proposal: dict, catalog: PolicyCatalog, findings: Findings) -> None:
+    cohort = proposal.get("cohort")
+    if cohort and cohort not in catalog.cohorts:
+        findings.add("cohort", f"cohort {cohort!r} does not exist")
+
+
+def _check_preemption(preemption: dict, findings: Findings) -> None:
+    reclaim = preemption.get("reclaim_within_cohort")
+    borrow = preemption.get("borrow_within_cohort")
+    if borrow != BorrowWithinCohort.NEVER and reclaim == ReclaimWithinCohort.NEVER:
+        findings.add(
+            "preemption.borrow_within_cohort",
+            "must be Never when reclaim_within_cohort is Never (Kueue rule)",
+        )
+    threshold = preemption.get("borrow_max_priority_threshold")
+    if threshold is None:
+        return
+    if borrow != BorrowWithinCohort.LOWER_PRIORITY:
+        findings.add(
+            "preemption.borrow_max_priority_threshold",
+            "may only be set when borrow_within_cohort is LowerPriority",
+        )
+    elif not isinstance(threshold, int) or not -INT32_MAX - 1 <= threshold <= INT32_MAX:
+        findings.add("preemption.borrow_max_priority_threshold", "must be a 32-bit integer")
+
+
+def _check_quotas(proposal: dict, catalog: PolicyCatalog, findings: Findings) -> None:
+    quotas = proposal.get("quotas") or []
+    in_cohort = bool(proposal.get("cohort"))
+    seen: set[tuple[str, str]] = set()
+    for index, quota in enumerate(quotas):
+        path = f"quotas[{index}]"
+        key = (quota.get("flavor") or "", quota.get("resource") or "")
+        if key in seen:
+            findings.add(path, f"{key[0]}/{key[1]} is listed twice")
+        seen.add(key)
+        _check_quota(quota, path, in_cohort, catalog, findings)
+    _check_sizes(quotas, findings)
+
+
+def _check_quota(quota: dict, path: str, in_cohort: bool, catalog, findings: Findings) -> None:
+    flavor, resource = quota.get("flavor"), quota.get("resource")
+    if flavor not in catalog.capacity:
+        findings.add(f"{path}.flavor", f"flavor {flavor!r} does not exist")
+        return
+    if resource not in catalog.capacity[flavor]:
+        known = ", ".join(sorted(catalog.capacity[flavor])) or "none"
+        findings.add(f"{path}.resource", f"flavor {flavor} has no {resource!r} (it has: {known})")
+        return
+    nominal = _quantity(quota.get("nominal"), f"{path}.nominal", findings)
+    _check_limits(quota, path, nominal, in_cohort, findings)
+    if nominal is not None:
+        _check_capacity(flavor, resource, nominal, path, catalog, findings)
+
+
+def _check_limits(quota: dict, path: str, nominal, in_cohort: bool, findings: Findings) -> None:
+    for limit in ("borrowing_limit", "lending_limit"):
+        if quota.get(limit) in (None, ""):
+            continue
+        if not in_cohort:
+            findings.add(f"{path}.{limit}", "may only be set when the queue is in a cohort")
+            continue
+        value = _quantity(quota[limit], f"{path}.{limit}", findings)
+        exceeds = value is not None and nominal is not None and value > nominal
+        if limit == "lending_limit" and exceeds:
+            findings.add(
+                f"{path}.lending_limit",
+                f"must not exceed the nominal quota ({format_quantity(nominal)})",
+            )
+
+
+def _check_capacity(flavor, resource, nominal, path, catalog: PolicyCatalog, findings) -> None:
+    capacity = catalog.capacity[flavor][resource]
+    total = catalog.others_nominal.get((flavor, resource), Decimal(0)) + nominal
+    if total > capacity:
+        findings.add_capacity(
+            f"{path}.nominal",
+            f"sum of nominal quotas for {flavor}/{resource} would be {format_quantity(total)}, "
+            f"above the physical capacity of {format_quantity(capacity)}",
+        )
+
+
+def _check_sizes(quotas: Iterable[dict], findings: Findings) -> None:
+    quotas = list(quotas)
+    if len({q.get("flavor") for q in quotas}) > MAX_FLAVORS:
+        findings.add("quotas", f"a queue may use at most {MAX_FLAVORS} flavors")
+    if len({q.get("resource") for q in quotas}) > MAX_RESOURCES:
+        findings.add("quotas", f"a queue may cover at most {MAX_RESOURCES} resources")

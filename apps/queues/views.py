@@ -1,0 +1,240 @@
+"""Pages. Each view parses input, asks ``permissions``/``visible_to``, calls one service, renders."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.queues import permissions, services
+from apps.queues.api.views import stream_audit_csv
+from apps.queues.errors import ConflictError, NotAllowed, PolicyError
+from apps.queues.forms import QueuePolicyForm
+from apps.queues.models import AuditEntry, ChangeRequest, Cohort, FlavorCapacity, Queue, Team
+from apps.queues.overview import capacity_rows, chart_data
+from apps.queues.snapshots import queue_snapshot
+
+AUDIT_PAGE_SIZE = 50
+
+
+@login_required
+def overview(request: HttpRequest) -> HttpResponse:
+    queues = list(Queue.objects.visible_to(request.user).with_policy())
+    capacities = FlavorCapacity.objects.select_related("flavor").order_by(
+        "flavor__name", "resource"
+    )
+    quotas = [
+        {**quota, "in_cohort": queue.cohort_id is not None}
+        for queue in queues
+        for quota in queue_snapshot(queue)["quotas"]
+    ]
+    rows = capacity_rows([(c.flavor.name, c.resource, c.capacity) for c in capacities], quotas)
+    context = {
+        "rows": rows,
+        "chart": chart_data(rows),
+        "queues": [(q, queue_snapshot(q)) for q in queues],
+        "teams": Team.objects.visible_to(request.user).with_details(),
+    }
+    return render(request, "queues/overview.html", context)
+
+
+@login_required
+def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    team = get_object_or_404(Team.objects.visible_to(request.user).with_details(), slug=slug)
+    context = {
+        "team": team,
+        "members": team.memberships.select_related("user").order_by("role", "user__username"),
+        "queues": [(q, queue_snapshot(q)) for q in team.queues.with_policy()],
+        "envelope": getattr(team, "envelope", None),
+        "change_requests": ChangeRequest.objects.visible_to(request.user).filter(queue__team=team)[
+            :20
+        ],
+        "can_view_audit": permissions.can_view_team_audit(request.user, team),
+    }
+    return render(request, "queues/team_detail.html", context)
+
+
+def _queue_or_404(request: HttpRequest, pk: int) -> Queue:
+    return get_object_or_404(Queue.objects.visible_to(request.user).with_policy(), pk=pk)
+
+
+@login_required
+def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    queue = _queue_or_404(request, pk)
+    history = AuditEntry.objects.visible_to(request.user).filter(
+        object_type="queue", object_id=str(pk)
+    )
+    context = {
+        "queue": queue,
+        "snapshot": queue_snapshot(queue),
+        "can_edit": permissions.can_edit_queue(request.user, queue),
+        "history": history[:20],
+    }
+    return render(request, "queues/queue_detail.html", context)
+
+
+def _grid() -> list[tuple[str, list[str]]]:
+    grid: dict[str, list[str]] = {}
+    for capacity in FlavorCapacity.objects.select_related("flavor").order_by(
+        "flavor__name", "resource"
+    ):
+        grid.setdefault(capacity.flavor.name, []).append(capacity.resource)
+    return list(grid.items())
+
+
+def _ordered_grid(snapshot: dict) -> list[tuple[str, list[str]]]:
+    used = list(dict.fromkeys(q["flavor"] for q in snapshot["quotas"]))
+    grid = dict(_grid())
+    return [(f, grid[f]) for f in used if f in grid] + [
+        (f, r) for f, r in grid.items() if f not in used
+    ]
+
+
+@login_required
+def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    queue = _queue_or_404(request, pk)
+    if not permissions.can_edit_queue(request.user, queue):
+        raise PermissionDenied
+    snapshot = queue_snapshot(queue)
+    form_kwargs = {
+        "grid": _ordered_grid(snapshot),
+        "cohorts": list(Cohort.objects.values_list("name", flat=True)),
+    }
+    if request.method != "POST":
+        form = QueuePolicyForm(initial=QueuePolicyForm.initial_from(snapshot), **form_kwargs)
+        return _render_edit(request, queue, form)
+    form = QueuePolicyForm(request.POST, **form_kwargs)
+    if not form.is_valid():
+        return _render_edit(request, queue, form)
+    if "save" not in request.POST:
+        preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
+        _attach_errors(form, {**preview.errors, **preview.capacity_errors})
+        return _render_edit(request, queue, form, preview=preview)
+    return _save(request, queue, form)
+
+
+def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResponse:
+    proposal, data = form.proposal(), form.cleaned_data
+    try:
+        outcome = services.save_queue_policy(
+            queue,
+            proposal,
+            actor=request.user,
+            expected_version=data["version"],
+            reason=data["reason"],
+            capacity_override_reason=data["capacity_override_reason"],
+        )
+    except PolicyError as exc:
+        _attach_errors(form, exc.errors, proposal)
+        return _render_edit(request, queue, form, status=400)
+    except ConflictError as exc:
+        return _render_edit(request, queue, form, conflict=exc, status=409)
+    if outcome.change_request is not None:
+        messages.info(
+            request,
+            "This change is beyond your team's envelope and was sent to an admin for approval.",
+        )
+        return redirect("queues:change-request", pk=outcome.change_request.pk)
+    messages.success(request, "Saved." if outcome.applied else "No changes to save.")
+    return redirect("queues:queue", pk=queue.pk)
+
+
+def _attach_errors(form: QueuePolicyForm, errors: dict, proposal: dict | None = None) -> None:
+    proposal = proposal or form.proposal()
+    for path, problems in errors.items():
+        field = form.field_for_error(path, proposal)
+        for problem in problems:
+            form.add_error(field, f"{path}: {problem}" if field is None else problem)
+
+
+def _render_edit(request, queue, form, *, preview=None, conflict=None, status=200) -> HttpResponse:
+    context = {
+        "queue": queue,
+        "form": form,
+        "preview": preview,
+        "conflict": conflict,
+        "is_admin": permissions.is_admin(request.user),
+    }
+    return render(request, "queues/queue_edit.html", context, status=status)
+
+
+@login_required
+def change_requests(request: HttpRequest) -> HttpResponse:
+    visible = ChangeRequest.objects.visible_to(request.user).select_related("queue", "requested_by")
+    context = {"pending": visible.pending(), "decided": visible.exclude(status="pending")[:50]}
+    return render(request, "queues/change_requests.html", context)
+
+
+def _change_request_or_404(request: HttpRequest, pk: int) -> ChangeRequest:
+    visible = ChangeRequest.objects.visible_to(request.user).select_related("queue__team")
+    return get_object_or_404(visible, pk=pk)
+
+
+@login_required
+def change_request_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    change_request = _change_request_or_404(request, pk)
+    context = {
+        "cr": change_request,
+        "can_decide": change_request.is_open
+        and permissions.can_decide_change_request(request.user),
+        "can_withdraw": change_request.is_open
+        and permissions.can_withdraw_change_request(request.user, change_request),
+    }
+    return render(request, "queues/change_request_detail.html", context)
+
+
+@login_required
+@require_POST
+def change_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
+    change_request = _change_request_or_404(request, pk)
+    verb = request.POST.get("decision")
+    comment = request.POST.get("comment", "")
+    try:
+        if verb == "approve":
+            services.approve_change_request(
+                change_request,
+                actor=request.user,
+                comment=comment,
+                capacity_override_reason=request.POST.get("capacity_override_reason", ""),
+            )
+        elif verb == "reject":
+            services.reject_change_request(change_request, actor=request.user, comment=comment)
+        elif verb == "withdraw":
+            services.withdraw_change_request(change_request, actor=request.user)
+        else:
+            raise PolicyError.single("decision", "must be approve, reject or withdraw")
+    except NotAllowed as exc:
+        raise PermissionDenied(str(exc)) from None
+    except PolicyError as exc:
+        for path, problems in exc.errors.items():
+            for problem in problems:
+                messages.error(request, f"{path}: {problem}")
+    return redirect("queues:change-request", pk=pk)
+
+
+def _audit_page(request: HttpRequest, entries, *, team: Team | None) -> HttpResponse:
+    if request.GET.get("format") == "csv":
+        name = f"audit-{team.slug}.csv" if team else "audit.csv"
+        return stream_audit_csv(entries.iterator(), name)
+    page = Paginator(entries, AUDIT_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "queues/audit.html", {"page": page, "team": team})
+
+
+@login_required
+def audit_global(request: HttpRequest) -> HttpResponse:
+    if not permissions.can_view_global_audit(request.user):
+        raise PermissionDenied
+    return _audit_page(request, AuditEntry.objects.select_related("team"), team=None)
+
+
+@login_required
+def audit_team(request: HttpRequest, slug: str) -> HttpResponse:
+    team = get_object_or_404(Team.objects.visible_to(request.user), slug=slug)
+    if not permissions.can_view_team_audit(request.user, team):
+        raise Http404
+    entries = AuditEntry.objects.visible_to(request.user).filter(team=team).select_related("team")
+    return _audit_page(request, entries, team=team)

@@ -1,0 +1,105 @@
+"""Personas shared by every test: an admin, a team lead, a scientist, a lead of
+another team, and an outsider, around one small catalog."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from apps.queues import services
+from apps.queues.choices import TeamRole
+from apps.queues.tests.factories import (
+    UserFactory,
+    make_admin,
+    make_flavor,
+    make_queue,
+    make_team,
+    quota,
+)
+
+
+@pytest.fixture
+def admin(db):
+    return make_admin()
+
+
+@pytest.fixture
+def catalog(admin):
+    """Flavors h100 (64 GPUs) and a100 (32 GPUs, plus 56 MIG slices); a cohort."""
+    make_flavor(admin, "h100", {"nvidia.com/gpu": "64"})
+    make_flavor(admin, "a100", {"nvidia.com/gpu": "32", "nvidia.com/mig-1g.10gb": "56"})
+    services.save_cohort(name="research", actor=admin)
+    services.save_priority_tier(name="p2-standard", value=100, actor=admin)
+    return admin
+
+
+@pytest.fixture
+def team(catalog):
+    return make_team(catalog, "vision")
+
+
+@pytest.fixture
+def other_team(catalog):
+    return make_team(catalog, "nlp")
+
+
+@pytest.fixture
+def queue(catalog, team):
+    return make_queue(
+        catalog, team, cohort="research", quotas=[quota("h100", "16"), quota("a100", "8")]
+    )
+
+
+@pytest.fixture
+def other_queue(catalog, other_team):
+    return make_queue(catalog, other_team, cohort="research", quotas=[quota("h100", "16")])
+
+
+@pytest.fixture
+def lead(team, admin):
+    user = UserFactory(username="lead")
+    services.add_membership(team=team, user=user, role=TeamRole.LEAD, actor=admin)
+    return user
+
+
+@pytest.fixture
+def scientist(team, admin):
+    user = UserFactory(username="scientist")
+    services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)
+    return user
+
+
+@pytest.fixture
+def other_lead(other_team, admin):
+    user = UserFactory(username="otherlead")
+    services.add_membership(team=other_team, user=user, role=TeamRole.LEAD, actor=admin)
+    return user
+
+
+@pytest.fixture
+def envelope(team, admin):
+    """The vision lead may go up to 24 h100 GPUs and borrow up to 8, weight 0.5–2."""
+    return services.save_envelope(
+        team=team,
+        actor=admin,
+        min_weight="0.5",
+        max_weight="2",
+        limits=[
+            {
+                "flavor": "h100",
+                "resource": "nvidia.com/gpu",
+                "max_nominal": "24",
+                "max_borrowing": "8",
+            }
+        ],
+    )
+
+
+@pytest.fixture
+def api():
+    return APIClient()
+
+
+def api_as(user) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client

@@ -1,0 +1,85 @@
+"""Typed readers for environment variables.
+
+Every setting comes through these helpers so that a bad value fails at start-up
+with the variable's name, and so ``docs/configuration.md`` can be checked against
+the set of variables the code actually reads (see ``REGISTRY``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_UNSET = object()
+
+
+class ConfigError(RuntimeError):
+    """A required variable is missing or cannot be parsed."""
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    kind: str
+
+
+REGISTRY: dict[str, Variable] = {}
+
+
+def _read(name: str, kind: str, parse: Callable[[str], T], default: object) -> T:
+    REGISTRY[name] = Variable(name, kind)
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        if default is _UNSET:
+            raise ConfigError(f"{name} must be set")
+        return default  # type: ignore[return-value]
+    try:
+        return parse(raw)
+    except ValueError as exc:
+        raise ConfigError(f"{name}={raw!r} is not a valid {kind}: {exc}") from None
+
+
+def env_str(name: str, default: str | None | object = _UNSET) -> str:
+    return _read(name, "string", str, default)
+
+
+def env_int(name: str, default: int | object = _UNSET) -> int:
+    return _read(name, "integer", int, default)
+
+
+def env_float(name: str, default: float | object = _UNSET) -> float:
+    return _read(name, "number", float, default)
+
+
+def _parse_bool(raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError("expected one of true/false/1/0/yes/no/on/off")
+
+
+def env_bool(name: str, default: bool | object = _UNSET) -> bool:
+    return _read(name, "boolean", _parse_bool, default)
+
+
+def _parse_list(raw: str) -> list[str]:
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_list(name: str, default: list[str] | object = _UNSET) -> list[str]:
+    return _read(name, "comma-separated list", _parse_list, default)
+
+
+def env_choice(name: str, choices: tuple[str, ...], default: str | object = _UNSET) -> str:
+    def parse(raw: str) -> str:
+        if raw not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return raw
+
+    return _read(name, "choice", parse, default)
