@@ -16,6 +16,12 @@ from apps.queues.tests.factories import (
 )
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    # PBKDF2's deliberate slowness would dominate a suite that logs in hundreds of times.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def admin(db):
     return make_admin()

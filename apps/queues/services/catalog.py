@@ -106,17 +106,34 @@ def add_membership(*, team: Team, user, role: str, actor) -> Membership:
     _require_admin(actor)
     if role not in TeamRole.values:
         raise PolicyError.single("role", f"must be one of {', '.join(TeamRole.values)}")
-    membership, created = Membership.objects.update_or_create(
+    existing = Membership.objects.filter(team=team, user=user).first()
+    before = _membership_dict(existing) if existing else None
+    membership, _ = Membership.objects.update_or_create(
         team=team, user=user, defaults={"role": role}
     )
-    record_audit(
-        actor=actor,
-        action=AuditAction.CREATE if created else AuditAction.UPDATE,
-        obj=membership,
-        team=team,
-        after={"user": user.get_username(), "team": team.slug, "role": role},
-    )
+    _audit_if_changed(actor, membership, before, _membership_dict(membership), team=team)
     return membership
+
+
+def _membership_dict(membership: Membership) -> dict:
+    return {
+        "user": membership.user.get_username(),
+        "team": membership.team.slug,
+        "role": membership.role,
+    }
+
+
+def _audit_if_changed(
+    actor, obj, before: dict | None, after: dict, *, team=None, reason=""
+) -> None:
+    """Record a catalog change; saving identical values writes nothing (idempotent loads)."""
+    if before == after:
+        return
+    action = AuditAction.CREATE if before is None else AuditAction.UPDATE
+    record_audit(
+        actor=actor, action=action, obj=obj, team=team, before=before, after=after, reason=reason
+    )
+    signals.policy_changed()
 
 
 def _flavor_dict(flavor: ResourceFlavor) -> dict:
@@ -161,16 +178,8 @@ def save_flavor(
         FlavorCapacity.objects.update_or_create(
             flavor=flavor, resource=resource, defaults={"capacity": str(value)}
         )
-    action = AuditAction.CREATE if before is None else AuditAction.UPDATE
-    record_audit(
-        actor=actor,
-        action=action,
-        obj=flavor,
-        before=before,
-        after=_flavor_dict(flavor),
-        reason=capacity_override_reason or reason,
-    )
-    signals.policy_changed()
+    after = _flavor_dict(flavor)
+    _audit_if_changed(actor, flavor, before, after, reason=capacity_override_reason or reason)
     return flavor
 
 
@@ -243,9 +252,7 @@ def save_cohort(
     cohort = cohort or Cohort(name=name)
     cohort.parent, cohort.fair_weight, cohort.description = parent_obj, fair_weight, description
     cohort.save()
-    action = AuditAction.CREATE if before is None else AuditAction.UPDATE
-    record_audit(actor=actor, action=action, obj=cohort, before=before, after=_cohort_dict(cohort))
-    signals.policy_changed()
+    _audit_if_changed(actor, cohort, before, _cohort_dict(cohort))
     return cohort
 
 
@@ -283,10 +290,7 @@ def save_priority_tier(*, name: str, value: int, actor, description: str = "") -
     tier = tier or PriorityTier(name=name)
     tier.value, tier.description = value, description
     tier.save()
-    action = AuditAction.CREATE if before is None else AuditAction.UPDATE
-    after = model_to_dict(tier, exclude=["id"])
-    record_audit(actor=actor, action=action, obj=tier, before=before, after=after)
-    signals.policy_changed()
+    _audit_if_changed(actor, tier, before, model_to_dict(tier, exclude=["id"]))
     return tier
 
 
@@ -327,15 +331,7 @@ def save_envelope(
         )
         for limit in limits
     )
-    record_audit(
-        actor=actor,
-        action=AuditAction.UPDATE,
-        obj=envelope,
-        team=team,
-        before=before,
-        after=_envelope_dict(envelope),
-        reason=reason,
-    )
+    _audit_if_changed(actor, envelope, before, _envelope_dict(envelope), team=team, reason=reason)
     return envelope
 
 

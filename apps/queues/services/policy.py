@@ -120,6 +120,8 @@ def _normalize_quota(quota: dict) -> dict:
 
 
 def preview_queue_change(queue: Queue, proposal: dict[str, Any], *, actor) -> Preview:
+    if not permissions.can_edit_queue(actor, queue):
+        raise NotAllowed("you may not edit this queue")
     current = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     proposed = normalize_proposal(current, proposal)
     findings = validate_queue(proposed, load_catalog(excluding_queue=queue))
@@ -310,7 +312,7 @@ def _write_quotas(queue: Queue, quotas: list[dict]) -> None:
 
 @transaction.atomic
 def create_queue(
-    *, name: str, team: Team | None, actor, reason: str = "", description: str = ""
+    *, name: str, actor, team: Team | None = None, reason: str = "", description: str = ""
 ) -> Queue:
     """Create an empty queue (admin only); quotas are then set with save_queue_policy."""
     if not permissions.can_manage_catalog(actor):

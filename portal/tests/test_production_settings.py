@@ -1,0 +1,48 @@
+"""Production settings refuse to start without secrets and pass `check --deploy` cleanly."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "x" * 20 + "-production-secret-for-the-deploy-check-only-" + "y" * 20
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG", "QM_ENV")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean(tmp_path):
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        QM_ENV="production",
+        SECRET_KEY=SECRET,
+        ALLOWED_HOSTS="portal.example.org",
+        QM_DATA_DIR=str(tmp_path),
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_without_a_secret_fails_loudly(tmp_path):
+    result = manage("check", QM_ENV="production", ALLOWED_HOSTS="x", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_a_malformed_variable_names_itself(tmp_path):
+    result = manage("check", QM_CHANGE_REQUEST_TTL_DAYS="two weeks", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "QM_CHANGE_REQUEST_TTL_DAYS='two weeks' is not a valid integer" in result.stderr
