@@ -1,0 +1,43 @@
+"""Command-line entry point: ``python -m simcluster {serve,run} ...``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+USAGE = "usage: python -m simcluster {serve,run} [options]"
+
+
+def _run(argv: list[str]) -> int:
+    # The engine is developed separately; import it only when asked for.
+    try:
+        scenario = importlib.import_module("simcluster.engine.scenario")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("simcluster.engine.scenario", "simcluster.engine"):
+            raise
+        print(
+            "simcluster run: the scenario engine (simcluster.engine.scenario) is not available yet",
+            file=sys.stderr,
+        )
+        return 2
+    return int(scenario.main(argv) or 0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "serve":
+        from simcluster.server.cli import main as serve
+
+        return serve(rest)
+    if command == "run":
+        return _run(rest)
+    print(f"unknown command {command!r}\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

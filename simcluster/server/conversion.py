@@ -1,0 +1,99 @@
+"""Conversion between the served Kueue versions and the storage version (v1beta2).
+
+One stored object answers both ``v1beta1`` and ``v1beta2`` requests, like the
+conversion webhook Kueue installs. Only the differences the portal can meet are
+converted (ClusterQueue cohort/admissionChecks/fungibility, LocalQueue
+flavorUsage, Workload priority class reference); every other field has the same
+name in both versions.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from simcluster.server.resources import ResourceType
+
+Obj = dict[str, Any]
+
+_FUNGIBILITY_V1BETA1_ALIASES = {"Borrow": "MayStopSearch", "Preempt": "MayStopSearch"}
+_PRIORITY_SOURCES = {
+    "kueue.x-k8s.io/workloadpriorityclass": ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+    "scheduling.k8s.io/priorityclass": ("scheduling.k8s.io", "PriorityClass"),
+}
+
+
+def _rename(section: Obj | None, old: str, new: str) -> None:
+    if isinstance(section, dict) and old in section:
+        section[new] = section.pop(old)
+
+
+def _cq_spec_up(spec: Obj) -> None:
+    _rename(spec, "cohort", "cohortName")
+    names = spec.pop("admissionChecks", None)
+    if names:
+        checks = [{"name": name} for name in names]
+        spec.setdefault("admissionChecksStrategy", {"admissionChecks": checks})
+    fungibility = spec.get("flavorFungibility")
+    if isinstance(fungibility, dict):
+        for field in ("whenCanBorrow", "whenCanPreempt"):
+            value = fungibility.get(field)
+            fungibility[field] = _FUNGIBILITY_V1BETA1_ALIASES.get(value, value)
+
+
+def _cq_spec_down(spec: Obj) -> None:
+    _rename(spec, "cohortName", "cohort")
+    # v1beta1 has no concurrentAdmissionPolicy; the field cannot be expressed.
+    spec.pop("concurrentAdmissionPolicy", None)
+
+
+def _workload_spec_up(spec: Obj) -> None:
+    name = spec.pop("priorityClassName", None)
+    source = spec.pop("priorityClassSource", "")
+    if name and source in _PRIORITY_SOURCES:
+        group, kind = _PRIORITY_SOURCES[source]
+        spec["priorityClassRef"] = {"group": group, "kind": kind, "name": name}
+
+
+def _workload_spec_down(spec: Obj) -> None:
+    ref = spec.pop("priorityClassRef", None)
+    spec.pop("preemptionGates", None)
+    if isinstance(ref, dict):
+        spec["priorityClassName"] = ref.get("name")
+        spec["priorityClassSource"] = f"{ref.get('group')}/{str(ref.get('kind')).lower()}"
+    else:
+        spec["priorityClassSource"] = ""
+
+
+def _convert(rtype: ResourceType, obj: Obj, upward: bool) -> None:
+    spec = obj.get("spec")
+    status = obj.get("status")
+    if rtype.kind == "ClusterQueue" and isinstance(spec, dict):
+        (_cq_spec_up if upward else _cq_spec_down)(spec)
+    elif rtype.kind == "LocalQueue":
+        pair = ("flavorUsage", "flavorsUsage") if upward else ("flavorsUsage", "flavorUsage")
+        _rename(status, *pair)
+    elif rtype.kind == "Workload" and isinstance(spec, dict):
+        (_workload_spec_up if upward else _workload_spec_down)(spec)
+        pair = ("accumulatedPastExexcutionTimeSeconds", "accumulatedPastExecutionTimeSeconds")
+        _rename(status, *(pair if upward else pair[::-1]))
+
+
+def to_storage(rtype: ResourceType, version: str, obj: Obj) -> Obj:
+    """A copy of ``obj`` (sent as ``version``) in the storage version."""
+    out = copy.deepcopy(obj)
+    if version != rtype.storage_version:
+        _convert(rtype, out, upward=True)
+    if "apiVersion" in out or rtype.group:
+        out["apiVersion"] = rtype.api_version()
+    return out
+
+
+def from_storage(rtype: ResourceType, version: str, obj: Obj) -> Obj:
+    """A copy of stored ``obj`` as seen through ``version``."""
+    out = copy.deepcopy(obj)
+    if version != rtype.storage_version:
+        _convert(rtype, out, upward=False)
+    out["apiVersion"] = rtype.api_version(version)
+    out["kind"] = rtype.kind
+    return out

@@ -1,0 +1,118 @@
+"""``python -m simcluster``: serve as a subprocess, signals, snapshots, and ``run`` dispatch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import types
+import urllib.request
+
+import pytest
+from kubernetes import client, config
+
+from simcluster.__main__ import main
+from simcluster.tests.conftest import KUBECTL, KUEUE, REPO, ServerProcess, make_cq
+
+
+def custom_api(kubeconfig) -> client.CustomObjectsApi:
+    return client.CustomObjectsApi(config.new_client_from_config(str(kubeconfig)))
+
+
+def test_serve_prints_its_url_and_writes_a_usable_kubeconfig(sim_process):
+    assert sim_process.url.startswith("http://127.0.0.1:")
+    api = custom_api(sim_process.kubeconfig_path)
+    api.create_cluster_custom_object(*KUEUE, "clusterqueues", make_cq("from-process"))
+    assert (
+        api.get_cluster_custom_object(*KUEUE, "clusterqueues", "from-process")["metadata"]["name"]
+        == "from-process"
+    )
+
+
+def test_kubectl_reads_the_written_kubeconfig(sim_process, tmp_path):
+    command = [
+        KUBECTL,
+        "--kubeconfig",
+        str(sim_process.kubeconfig_path),
+        "--cache-dir",
+        str(tmp_path),
+        "get",
+        "ns",
+        "-o",
+        "name",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "namespace/default" in result.stdout.split()
+
+
+def test_sigterm_stops_cleanly_and_saves_the_snapshot(tmp_path):
+    snapshot = tmp_path / "state.json"
+    server = ServerProcess(tmp_path, "--snapshot", str(snapshot))
+    custom_api(server.kubeconfig_path).create_cluster_custom_object(
+        *KUEUE, "clusterqueues", make_cq("kept")
+    )
+    assert server.stop() == 0
+    saved = json.loads(snapshot.read_text())
+    assert "kept" in [entry["object"]["metadata"]["name"] for entry in saved["objects"]]
+
+    again = ServerProcess(tmp_path, "--snapshot", str(snapshot))
+    try:
+        restored = custom_api(again.kubeconfig_path).get_cluster_custom_object(
+            *KUEUE, "clusterqueues", "kept"
+        )
+        assert restored["spec"]["cohortName"] == "all"
+    finally:
+        again.stop()
+
+
+def test_the_snapshot_hook_saves_on_demand(tmp_path):
+    snapshot = tmp_path / "state.json"
+    server = ServerProcess(tmp_path, "--snapshot", str(snapshot), "--snapshot-interval", "3600")
+    try:
+        request = urllib.request.Request(f"{server.url}/simcluster/snapshot", method="POST")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200
+        assert json.loads(snapshot.read_text())["format"] == 1
+    finally:
+        server.stop()
+
+
+def test_token_can_be_required_for_client_only_setups(tmp_path):
+    server = ServerProcess(tmp_path, "--require-token")
+    try:
+        api = custom_api(server.kubeconfig_path)
+        assert api.list_cluster_custom_object(*KUEUE, "clusterqueues")["items"] == []
+        with pytest.raises(urllib.error.HTTPError) as caught:
+            urllib.request.urlopen(
+                f"{server.url}/apis/kueue.x-k8s.io/v1beta2/clusterqueues", timeout=10
+            )
+        assert caught.value.code == 401
+    finally:
+        server.stop()
+
+
+def test_run_dispatches_to_the_scenario_engine(monkeypatch):
+    seen = []
+    fake = types.ModuleType("simcluster.engine.scenario")
+    fake.main = lambda argv: seen.append(argv) or 0
+    monkeypatch.setitem(sys.modules, "simcluster.engine.scenario", fake)
+    assert main(["run", "scenario.yaml", "--fast"]) == 0
+    assert seen == [["scenario.yaml", "--fast"]]
+
+
+def test_run_without_an_engine_exits_2(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "simcluster.engine.scenario", None)
+    assert main(["run"]) == 2
+    assert "not available" in capsys.readouterr().err
+
+
+def test_unknown_commands_exit_2():
+    result = subprocess.run(
+        [sys.executable, "-m", "simcluster", "bogus"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
