@@ -1,0 +1,26 @@
+"""Kueue admission engine for the simulated cluster: pure Python, no I/O.
+
+Public API (everything else is internal):
+
+- ``Simulation(objects, *, start_ms=None, record_events=True)`` — build from
+  plain manifests; ``add_workload(obj, at_ms=None)``, ``add_arrivals(trace)``,
+  ``delete_workload(ns, name)``, ``run(until_ms=None)``, ``workloads()``;
+  ``sim.cluster.events`` holds Kubernetes Event dicts, ``sim.cluster.now_ms``
+  the virtual clock.
+- ``reports.cluster_queue_status / local_queue_status / cohort_status /
+  pending_workloads`` — status blocks and the visibility summary.
+- ``scenario.run_scenario(yaml_text, until=None)`` and ``scenario.main(argv)``.
+"""
+
+from .reports import cluster_queue_status, cohort_status, local_queue_status, pending_workloads
+from .scenario import run_scenario
+from .simulation import Simulation
+
+__all__ = [
+    "Simulation",
+    "cluster_queue_status",
+    "cohort_status",
+    "local_queue_status",
+    "pending_workloads",
+    "run_scenario",
+]

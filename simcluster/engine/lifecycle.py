@@ -1,0 +1,142 @@
+"""Workload verbs: enqueue, admit, evict, finish. Each keeps queues, quota,
+node placement and Workload status consistent in one place."""
+
+from __future__ import annotations
+
+from . import model as m
+from . import placement, status
+from .clock import format_duration
+from .quota import add_usage, remove_usage
+from .state import Cluster
+
+INADMISSIBLE = "Inadmissible"
+MISCONFIGURED = "Misconfigured"
+
+
+def hold_reason(cluster: Cluster, wl: m.Workload) -> tuple[str, str] | None:
+    """Why ``wl`` cannot even wait in a ClusterQueue (no quota release helps)."""
+    lq = cluster.local_queue_of(wl)
+    if lq is None:
+        return INADMISSIBLE, f"LocalQueue {wl.queue_name} doesn't exist"
+    if lq.stop_policy != m.STOP_NONE:
+        return INADMISSIBLE, f"LocalQueue {lq.name} is stopped"
+    cq = cluster.cluster_queues.get(lq.cluster_queue)
+    if cq is None:
+        return INADMISSIBLE, f"ClusterQueue {lq.cluster_queue} doesn't exist"
+    if cq.stop_policy != m.STOP_NONE:
+        return INADMISSIBLE, f"ClusterQueue {cq.name} is inactive: it is stopped"
+    if cq.name in cluster.inactive:
+        return INADMISSIBLE, cluster.inactive[cq.name]
+    if cq.selector is None or not cq.selector.matches(cluster.namespace_labels(wl.namespace)):
+        return MISCONFIGURED, "Workload namespace doesn't match ClusterQueue selector"
+    if not wl.active:
+        return INADMISSIBLE, "The workload is deactivated"
+    return None
+
+
+def enqueue(cluster: Cluster, wl: m.Workload) -> str | None:
+    """Put a pending workload in its ClusterQueue; return that queue's name."""
+    held = hold_reason(cluster, wl)
+    if held:
+        cluster.held[wl.key] = wl
+        status.mark_pending(wl, held[0], held[1], cluster.now_ms)
+        return None
+    cq_name = cluster.cluster_queue_of(wl)
+    cluster.held.pop(wl.key, None)
+    parked = cluster.queues[cq_name].push(wl)
+    if parked:
+        status.mark_pending(wl, parked[0], parked[1], cluster.now_ms)
+    return cq_name
+
+
+def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
+    """Reserve quota (and admit: the simulator has no admission checks)."""
+    cq_name = admission.cluster_queue
+    cluster.queues[cq_name].remove(wl)
+    add_usage(cluster.cq_nodes[cq_name], admission.usage())
+    wl.admission = admission
+    wl.reserved_ms = cluster.now_ms
+    cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
+    status.mark_admitted(wl, admission, cluster.now_ms)
+    _log(cluster, "admit", wl, cq_name)
+    if cluster.record_events:
+        waited = format_duration(max(0, cluster.now_ms - wl.enqueued_ms))
+        message = f"Quota reserved in ClusterQueue {cq_name}, wait time since queued was {waited}"
+        cluster.events.append(status.event(wl, "QuotaReserved", message, cluster.now_ms))
+        admitted = f"Admitted by ClusterQueue {cq_name}, wait time since reservation was 0s"
+        cluster.events.append(status.event(wl, "Admitted", admitted, cluster.now_ms))
+    try_place(cluster, wl)
+
+
+def restore(cluster: Cluster, wl: m.Workload) -> None:
+    """Account for a workload that arrived already holding quota."""
+    cq_name = wl.admission.cluster_queue
+    add_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
+    wl.reserved_ms = wl.reserved_ms if wl.reserved_ms is not None else cluster.now_ms
+    cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
+    try_place(cluster, wl, wl.reserved_ms)
+
+
+def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> bool:
+    """Bind pods when the scenario has nodes; True once the pods are running.
+
+    ``start_ms`` backdates the run for workloads restored from a snapshot.
+    """
+    start = cluster.now_ms if start_ms is None else start_ms
+    if not cluster.nodes:
+        cluster.started.append((wl, start))
+        return True
+    bindings, problem = placement.place(wl, cluster.nodes, cluster.free, cluster.flavors)
+    wl.placement_problem = problem
+    status.mark_placement(wl, problem, cluster.now_ms)
+    if problem:
+        cluster.unplaced[wl.key] = wl
+        return False
+    cluster.unplaced.pop(wl.key, None)
+    cluster.placements[wl.key] = bindings
+    cluster.started.append((wl, start))
+    return True
+
+
+def release(cluster: Cluster, wl: m.Workload) -> None:
+    """Give back quota and node capacity held by ``wl``."""
+    cq_name = wl.admission.cluster_queue
+    remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
+    cluster.reserving.get(cq_name, {}).pop(wl.key, None)
+    cluster.unplaced.pop(wl.key, None)
+    placement.release(cluster.placements.pop(wl.key, []), cluster.free)
+
+
+def evict(
+    cluster: Cluster, wl: m.Workload, reason: str, message: str, preempted_reason: str | None = None
+) -> str:
+    """Release quota, write Evicted/Preempted, requeue; return the old ClusterQueue."""
+    cq_name = wl.admission.cluster_queue
+    release(cluster, wl)
+    _log(cluster, "evict", wl, cq_name)
+    status.mark_evicted(wl, reason, message, cluster.now_ms, preempted_reason)
+    wl.admission, wl.reserved_ms = None, None
+    wl.evictions += 1
+    wl.enqueued_ms = cluster.now_ms
+    if cluster.record_events:
+        cluster.events.append(status.event(wl, f"EvictedDueTo{reason}", message, cluster.now_ms))
+        if preempted_reason:
+            cluster.events.append(status.event(wl, "Preempted", message, cluster.now_ms))
+    status.mark_requeued(wl, reason, cluster.now_ms)
+    enqueue(cluster, wl)
+    return cq_name
+
+
+def finish(cluster: Cluster, wl: m.Workload) -> str:
+    """Mark Finished=True Succeeded and free its quota and nodes."""
+    cq_name = wl.admission.cluster_queue
+    release(cluster, wl)
+    wl.finished = True
+    _log(cluster, "finish", wl, cq_name)
+    status.mark_finished(wl, cluster.now_ms)
+    return cq_name
+
+
+def _log(cluster: Cluster, kind: str, wl: m.Workload, cq_name: str) -> None:
+    if cluster.history is not None:
+        cluster.history.append((cluster.now_ms, kind, wl, cq_name))

@@ -1,0 +1,149 @@
+"""Per-ClusterQueue pending queue, ordered by priority, then age, then UID.
+
+Workloads are kept in buckets of identical *shape* (requests, selectors,
+priority): within one tree state, same-shaped workloads get the same answer
+from flavor assignment and preemption. BestEffortFIFO therefore parks a whole
+bucket when its head is found inadmissible, and a quota release in the cohort
+tree unparks every bucket. Kueue parks one head per cycle; the result is the
+same, but a release no longer costs a cycle per pending workload.
+StrictFIFO never parks: its head stays head and blocks the queue.
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import count
+
+from .model import LOWER_OR_NEWER_EQUAL, ClusterQueue, Workload
+
+_tokens = count()
+_Entry = tuple[tuple[int, int, str], int, Workload]
+
+
+def shape_of(wl: Workload, cq: ClusterQueue) -> tuple:
+    """Everything flavor assignment and preemption read from a workload."""
+    if wl.shape is None:
+        wl.shape = (
+            tuple(
+                (
+                    ps.name,
+                    ps.count,
+                    tuple(sorted(ps.per_pod.items())),
+                    tuple(sorted(ps.node_selector.items())),
+                    ps.tolerations,
+                )
+                for ps in wl.pod_sets
+            ),
+            wl.priority,
+        )
+    if cq.preemption.within_cluster_queue == LOWER_OR_NEWER_EQUAL:
+        return (*wl.shape, wl.created_ms, wl.uid)  # age matters: every workload is unique
+    return wl.shape
+
+
+class _Bucket:
+    __slots__ = ("heap", "parked", "token", "reason")
+
+    def __init__(self) -> None:
+        self.heap: list[_Entry] = []
+        self.parked = False
+        self.token = 0
+        self.reason: tuple[str, str] | None = None
+
+
+class PendingQueue:
+    """Buckets of same-shaped workloads plus a heap over the active buckets' heads."""
+
+    __slots__ = ("_cq", "_buckets", "_top", "_where")
+
+    def __init__(self, cq: ClusterQueue) -> None:
+        self._cq = cq
+        self._buckets: dict[tuple, _Bucket] = {}
+        self._top: list[tuple[tuple[int, int, str], int, int, _Bucket]] = []
+        self._where: dict[str, tuple[_Bucket, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+    def __contains__(self, wl: Workload) -> bool:
+        return wl.key in self._where
+
+    def push(self, wl: Workload) -> tuple[str, str] | None:
+        """Queue ``wl``; return its bucket's parked (reason, message) if parked."""
+        self.remove(wl)
+        shape = shape_of(wl, self._cq)
+        bucket = self._buckets.get(shape)
+        if bucket is None:
+            bucket = self._buckets[shape] = _Bucket()
+        entry = (wl.order_key(), next(_tokens), wl)
+        self._where[wl.key] = (bucket, entry[1])
+        heapq.heappush(bucket.heap, entry)
+        if bucket.parked:
+            return bucket.reason
+        if bucket.heap[0] is entry:
+            self._announce(bucket)
+        return None
+
+    def _peek(self, bucket: _Bucket) -> _Entry | None:
+        heap, where = bucket.heap, self._where
+        while heap:
+            entry = heap[0]
+            if where.get(entry[2].key) == (bucket, entry[1]):
+                return entry
+            heapq.heappop(heap)
+        return None
+
+    def _announce(self, bucket: _Bucket) -> None:
+        bucket.token += 1
+        entry = self._peek(bucket)
+        if entry is not None:
+            heapq.heappush(self._top, (entry[0], bucket.token, id(bucket), bucket))
+
+    def head(self) -> Workload | None:
+        top = self._top
+        while top:
+            key, token, _, bucket = top[0]
+            if bucket.parked or bucket.token != token:
+                heapq.heappop(top)
+                continue
+            entry = self._peek(bucket)
+            if entry is not None and entry[0] == key:
+                return entry[2]
+            heapq.heappop(top)
+            self._announce(bucket)
+        return None
+
+    def park_head(self, reason: str, message: str) -> None:
+        """Park the head's whole bucket (call right after ``head()``)."""
+        bucket = self._top[0][3]
+        bucket.parked = True
+        bucket.reason = (reason, message)
+
+    def remove(self, wl: Workload) -> None:
+        found = self._where.pop(wl.key, None)
+        if found is not None and not found[0].parked:
+            self._announce(found[0])
+
+    def requeue_parked(self) -> bool:
+        """Unpark every bucket; True if any was parked."""
+        woke = False
+        for bucket in self._buckets.values():
+            if bucket.parked:
+                bucket.parked = False
+                self._announce(bucket)
+                woke = True
+        return woke
+
+    def is_parked(self, wl: Workload) -> bool:
+        found = self._where.get(wl.key)
+        return found is not None and found[0].parked
+
+    def members(self) -> list[Workload]:
+        """Every pending workload, active or parked, in queue order."""
+        live = [
+            e[2]
+            for b in self._buckets.values()
+            for e in b.heap
+            if self._where.get(e[2].key) == (b, e[1])
+        ]
+        return sorted(live, key=Workload.order_key)

@@ -1,0 +1,231 @@
+"""One Kueue scheduling cycle over one cohort tree ("domain").
+
+Cohort trees share no quota, so each is scheduled on its own; within a tree,
+every ClusterQueue offers its head, heads are ordered (classic sort or the
+fair-sharing tournament) and each is admitted, used to issue preemptions, or
+sent back to wait. Victims are evicted after the cycle, so their quota only
+frees up for the next one, as with Kueue's asynchronous preemption.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import fairsharing, lifecycle, status
+from . import model as m
+from .flavors import NO_FIT, PREEMPT, WAITING_FOR_QUOTA, Assignment, assign_flavors
+from .preemption import Target, classic_targets
+from .queues import shape_of
+from .quota import QuotaNode, add_usage, available, fits, remove_usage
+from .state import Cluster
+
+WAITING_FOR_PREEMPTED = "WaitingForPreemptedWorkloads"
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+
+
+@dataclass(slots=True)
+class Entry:
+    wl: m.Workload
+    cq: m.ClusterQueue
+    node: QuotaNode
+    assignment: Assignment
+    targets: list[Target] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CycleMemo:
+    """Answers for identical heads while the tree's usage has not changed."""
+
+    failures: dict[tuple, tuple[int, str, str]] = field(default_factory=dict)
+
+
+def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> tuple[bool, set[str]]:
+    """Schedule one cycle; return (anything changed, ClusterQueues that lost quota)."""
+    entries = []
+    for node in leaves:
+        wl = _skip_known_failures(cluster, node, memo)
+        if wl is not None:
+            entries.append(evaluate(cluster, wl, node, memo))
+    if not entries:
+        return False, set()
+    cycle = _Cycle()
+    changed = False
+    for entry in order_entries(cluster, entries):
+        changed |= _process(cluster, entry, cycle)
+    for node, usage in cycle.reservations:
+        remove_usage(node, usage)
+    return changed, cycle.released
+
+
+@dataclass(slots=True)
+class _Cycle:
+    """Per-cycle side effects of preemption.
+
+    A preemptor's request is held in the tree until the cycle ends so that the
+    quota its victims free is not taken by a later head in the same cycle.
+    """
+
+    reservations: list[tuple[QuotaNode, m.Usage]] = field(default_factory=list)
+    released: set[str] = field(default_factory=set)
+
+
+def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> m.Workload | None:
+    """Park heads whose twin already failed on this exact tree state."""
+    queue = cluster.queues[node.name]
+    cq = cluster.cluster_queues[node.name]
+    version = node.root().version
+    while (wl := queue.head()) is not None and cq.queueing_strategy != m.STRICT_FIFO:
+        known = memo.failures.get((node.name, shape_of(wl, cq)))
+        if not known or known[0] != version:
+            return wl
+        status.mark_pending(wl, known[1], known[2], cluster.now_ms)
+        queue.park_head(known[1], known[2])
+    return wl
+
+
+def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo) -> Entry:
+    cq = cluster.cluster_queues[node.name]
+    key = (node.name, shape_of(wl, cq))
+    known = memo.failures.get(key)
+    if known and known[0] == node.root().version:
+        return Entry(wl, cq, node, Assignment(NO_FIT, reason=known[1], message=known[2]))
+    assignment = assign_flavors(
+        wl, cq, node, cluster.flavors, _oracle(cluster, wl, cq, node), bool(cluster.fair_sharing)
+    )
+    entry = Entry(wl, cq, node, assignment)
+    if assignment.mode == PREEMPT:
+        entry.targets = find_targets(cluster, wl, cq, node, assignment.usage)
+        if not entry.targets:
+            entry.assignment = Assignment(
+                NO_FIT, reason=WAITING_FOR_QUOTA, message=_shortage(node, assignment)
+            )
+    if entry.assignment.mode == NO_FIT:
+        memo.failures[key] = (
+            node.root().version,
+            entry.assignment.reason,
+            entry.assignment.message,
+        )
+    return entry
+
+
+def find_targets(
+    cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, usage: m.Usage
+) -> list[Target]:
+    if cluster.fair_sharing:
+        strategies = cluster.fair_sharing.strategies
+        return fairsharing.fair_targets(
+            wl, cq, node, usage, cluster.reserving, cluster.cq_nodes, strategies
+        )
+    return classic_targets(wl, cq, node, usage, cluster.reserving, cluster.cq_nodes)
+
+
+def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode):
+    def can_preempt(usage: m.Usage, _borrowing: bool) -> bool:
+        return bool(find_targets(cluster, wl, cq, node, usage))
+
+    return can_preempt
+
+
+def _shortage(node: QuotaNode, assignment: Assignment) -> str:
+    parts = []
+    for (flavor, resource), amount in (assignment.usage or {}).items():
+        missing = amount - available(node, (flavor, resource))
+        if missing > 0:
+            parts.append(
+                f"insufficient unused quota for {resource} in flavor {flavor}, {_fmt(missing)} more needed"
+            )
+    return (
+        "couldn't assign flavors to pod set: "
+        + "; ".join(parts)
+        + "; no workloads can be preempted"
+    )
+
+
+def _fmt(milli: int) -> str:
+    return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
+
+
+def order_entries(cluster: Cluster, entries: list[Entry]) -> list[Entry]:
+    """Classic: non-borrowing first, then priority, then age. Fair sharing: tournament."""
+    if cluster.fair_sharing and len(entries) > 1:
+        return fairsharing.tournament(entries, lambda e: e.node, _tournament_key)
+    return sorted(
+        entries, key=lambda e: (e.assignment.borrowing, -e.wl.priority, e.wl.created_ms, e.wl.uid)
+    )
+
+
+def _tournament_key(entry: Entry, node: QuotaNode) -> tuple:
+    usage = entry.assignment.usage or {}
+    return (
+        entry.assignment.borrowing,
+        fairsharing.share(node, usage),
+        -entry.wl.priority,
+        entry.wl.created_ms,
+    )
+
+
+def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
+    wl, assignment, now = entry.wl, entry.assignment, cluster.now_ms
+    queue = cluster.queues[entry.cq.name]
+    if assignment.mode == NO_FIT:
+        status.mark_pending(wl, assignment.reason, assignment.message, now)
+        if entry.cq.queueing_strategy == m.STRICT_FIFO:
+            return False
+        if queue.head() is wl:
+            queue.park_head(assignment.reason, assignment.message)
+        return True
+    if assignment.mode == PREEMPT:
+        return _preempt(cluster, entry, cycle)
+    if not fits(entry.node, assignment.usage):
+        status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        return True
+    lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
+    return True
+
+
+def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
+    """Evict the victims now and hold the preemptor's quota for this cycle.
+
+    Targets are searched again because earlier heads in the cycle may have
+    changed usage since the entry was evaluated.
+    """
+    wl, now, usage = entry.wl, cluster.now_ms, entry.assignment.usage
+    targets = (
+        find_targets(cluster, wl, entry.cq, entry.node, usage)
+        if cycle.reservations
+        else entry.targets
+    )
+    if not targets:
+        status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        return False
+    for target in targets:
+        cycle.released.add(_evict_victim(cluster, target, wl))
+        if cluster.record_events:
+            note = f"Preempted {target.victim.key} ({target.reason})"
+            cluster.events.append(status.event(wl, "PreemptedWorkload", note, now))
+    add_usage(entry.node, usage)
+    cycle.reservations.append((entry.node, usage))
+    message = f"Pending the preemption of {len(targets)} workload(s)"
+    status.mark_pending(wl, WAITING_FOR_PREEMPTED, message, now)
+    return True
+
+
+_REASON_TEXT = {
+    "InClusterQueue": "prioritization in the ClusterQueue",
+    "InCohortReclamation": "reclamation within the cohort",
+    "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
+    "InCohortFairSharing": "fair sharing within the cohort",
+}
+
+
+def _evict_victim(cluster: Cluster, target: Target, preemptor: m.Workload) -> str:
+    job_uid = (preemptor.obj.get("metadata", {}).get("labels") or {}).get(
+        "kueue.x-k8s.io/job-uid", "UNKNOWN"
+    )
+    preemptor_cq = cluster.cluster_queue_of(preemptor) or ""
+    message = (
+        f"Preempted to accommodate a workload (UID: {preemptor.uid}, JobUID: {job_uid}) "
+        f"due to {_REASON_TEXT[target.reason]}; preemptor path: {cluster.cq_nodes[preemptor_cq].path()}; "
+        f"preemptee path: {cluster.cq_nodes[target.cluster_queue].path()}"
+    )
+    return lifecycle.evict(cluster, target.victim, "Preempted", message, target.reason)

@@ -1,0 +1,227 @@
+"""The event loop: arrivals and completions on a virtual clock, with
+scheduling cycles run to a fixed point at every instant something happens.
+
+This is the engine's main entry point for callers (the scenario runner, the
+HTTP server): build a ``Simulation`` from manifests, feed it objects, advance
+virtual time, and read Workload dicts back.
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import count
+from typing import Any
+
+from . import lifecycle, parse, status
+from . import model as m
+from .clock import format_timestamp, parse_duration, parse_timestamp
+from .queues import PendingQueue
+from .quota import QuotaNode, walk
+from .scheduler import CycleMemo, run_cycle
+from .state import Cluster, build_quota_tree, load_specs
+
+ARRIVAL_ANNOTATION = "simcluster/arrival"
+MAX_CYCLES_PER_INSTANT = 1_000_000
+_ARRIVE, _FINISH = 0, 1
+
+
+class Simulation:
+    """A deterministic Kueue admission simulation over a fixed cluster config."""
+
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        *,
+        start_ms: int | None = None,
+        record_events: bool = True,
+    ):
+        self.cluster = Cluster(record_events=record_events)
+        workload_like = load_specs(self.cluster, objects)
+        self.cluster.now_ms = start_ms if start_ms is not None else latest_timestamp(objects)
+        build_quota_tree(self.cluster)
+        self._init_nodes()
+        self._events: list[tuple[int, int, int, Any]] = []
+        self._seq = count()
+        self._dirty: set[str] = set()
+        self._refill: set[str] = set()
+        self._domains = self._index_domains()
+        self.cluster.queues = {
+            name: PendingQueue(cq) for name, cq in self.cluster.cluster_queues.items()
+        }
+        for obj in workload_like:
+            self._accept(obj)
+        self._drain_stopped()
+
+    # ----- feeding objects -------------------------------------------------
+
+    def add_workload(self, obj: dict[str, Any], at_ms: int | None = None) -> None:
+        """Submit a Workload (or batch/v1 Job) now, or at virtual time ``at_ms``."""
+        if at_ms is not None and at_ms > self.cluster.now_ms:
+            self._push(at_ms, _ARRIVE, obj)
+        else:
+            self._accept(obj)
+
+    def add_arrivals(self, trace: list[tuple[int, dict[str, Any]]]) -> None:
+        """Schedule ``(epoch_ms, manifest)`` pairs to arrive over virtual time."""
+        for at_ms, obj in trace:
+            self.add_workload(obj, at_ms)
+
+    def delete_workload(self, namespace: str, name: str) -> None:
+        wl = self.cluster.workloads.pop(f"{namespace}/{name}", None)
+        if wl is None:
+            return
+        if wl.admission is not None and not wl.finished:
+            cq_name = wl.admission.cluster_queue
+            lifecycle.release(self.cluster, wl)
+            self._on_release(cq_name)
+        for queue in self.cluster.queues.values():
+            queue.remove(wl)
+        self.cluster.held.pop(wl.key, None)
+
+    # ----- running ---------------------------------------------------------
+
+    def run(self, until_ms: int | None = None) -> None:
+        """Advance until nothing is left to happen, or until ``until_ms``."""
+        self._settle()
+        while self._events:
+            at = self._events[0][0]
+            if until_ms is not None and at > until_ms:
+                break
+            self.cluster.now_ms = at
+            while self._events and self._events[0][0] == at:
+                _, _, kind, payload = heapq.heappop(self._events)
+                self._handle(kind, payload)
+            self._settle()
+        if until_ms is not None and until_ms > self.cluster.now_ms:
+            self.cluster.now_ms = until_ms
+
+    def workloads(self) -> list[dict[str, Any]]:
+        """Workload manifests with current status, sorted like ``kubectl get -A``."""
+        return [wl.obj for _, wl in sorted(self.cluster.workloads.items())]
+
+    # ----- internals -------------------------------------------------------
+
+    def _init_nodes(self) -> None:
+        self.cluster.free = {
+            name: dict(node.allocatable) for name, node in self.cluster.nodes.items()
+        }
+
+    def _index_domains(self) -> dict[str, list[QuotaNode]]:
+        """Root name -> ClusterQueue leaves; also remembers each CQ's root."""
+        domains: dict[str, list[QuotaNode]] = {}
+        self._root_of: dict[str, str] = {}
+        for name in sorted(self.cluster.cq_nodes):
+            root = self.cluster.cq_nodes[name].root()
+            self._root_of[name] = root.name
+            if root.name not in domains:
+                domains[root.name] = [n for n in walk(root) if n.is_cluster_queue]
+        return domains
+
+    def _push(self, at_ms: int, kind: int, payload: Any) -> None:
+        heapq.heappush(self._events, (at_ms, next(self._seq), kind, payload))
+
+    def _accept(self, obj: dict[str, Any]) -> None:
+        cluster = self.cluster
+        if obj.get("kind") == "Job":
+            obj = parse.job_to_workload(obj, cluster.priority_classes)
+        if obj.get("kind") != "Workload":
+            return
+        if not (obj.get("metadata") or {}).get("creationTimestamp"):
+            obj.setdefault("metadata", {})["creationTimestamp"] = format_timestamp(cluster.now_ms)
+        wl = parse.parse_workload(obj, cluster.priority_classes, cluster.now_ms)
+        wl.enqueued_ms = max(wl.created_ms, 0)
+        cluster.workloads[wl.key] = wl
+        if wl.finished:
+            return
+        if wl.admission is not None and wl.admission.cluster_queue in cluster.cq_nodes:
+            reserved = status.get_condition(obj, status.QUOTA_RESERVED)
+            wl.reserved_ms = (
+                parse_timestamp(reserved["lastTransitionTime"]) if reserved else cluster.now_ms
+            )
+            lifecycle.restore(cluster, wl)
+            return
+        wl.admission = None
+        cq_name = lifecycle.enqueue(cluster, wl)
+        if cq_name:
+            self._dirty.add(self._root_of[cq_name])
+
+    def _drain_stopped(self) -> None:
+        """HoldAndDrain on a ClusterQueue or LocalQueue evicts what it admitted."""
+        cluster = self.cluster
+        for wl in list(w for q in cluster.reserving.values() for w in q.values()):
+            lq = cluster.local_queue_of(wl)
+            cq = cluster.cluster_queues.get(wl.admission.cluster_queue)
+            if cq and cq.stop_policy == m.HOLD_AND_DRAIN:
+                lifecycle.evict(cluster, wl, "ClusterQueueStopped", "The ClusterQueue is stopped")
+                self._on_release(cq.name)
+            elif lq and lq.stop_policy == m.HOLD_AND_DRAIN:
+                lifecycle.evict(cluster, wl, "LocalQueueStopped", "The LocalQueue is stopped")
+                self._on_release(cq.name)
+
+    def _handle(self, kind: int, payload: Any) -> None:
+        if kind == _ARRIVE:
+            self._accept(payload)
+            return
+        wl, evictions = payload
+        if wl.admission is None or wl.finished or wl.evictions != evictions:
+            return  # stale: the workload was evicted after this completion was scheduled
+        self._on_release(lifecycle.finish(self.cluster, wl))
+
+    def _on_release(self, cq_name: str) -> None:
+        root = self._root_of[cq_name]
+        self._dirty.add(root)
+        self._refill.add(root)
+
+    def _settle(self) -> None:
+        """Run cycles in every touched cohort tree until nothing more changes."""
+        self._retry_placement()
+        while self._dirty:
+            root = min(self._dirty)
+            self._dirty.discard(root)
+            self._schedule_domain(root)
+        self._start_timers()
+
+    def _schedule_domain(self, root: str) -> None:
+        leaves, memo = self._domains[root], CycleMemo()
+        for _ in range(MAX_CYCLES_PER_INSTANT):
+            if root in self._refill:
+                self._refill.discard(root)
+                for node in leaves:
+                    self.cluster.queues[node.name].requeue_parked()
+            changed, released = run_cycle(self.cluster, leaves, memo)
+            if released:
+                self._refill.add(root)
+                self._retry_placement()
+            if not changed and not released:
+                return
+        raise RuntimeError(f"scheduling in cohort tree {root} did not settle")
+
+    def _retry_placement(self) -> None:
+        for wl in list(self.cluster.unplaced.values()):
+            lifecycle.try_place(self.cluster, wl)
+
+    def _start_timers(self) -> None:
+        for wl, started_ms in self.cluster.started:
+            if wl.duration_ms is not None and wl.admission is not None:
+                done = max(self.cluster.now_ms, started_ms + wl.duration_ms)
+                self._push(done, _FINISH, (wl, wl.evictions))
+        self.cluster.started.clear()
+
+
+def latest_timestamp(objects: list[dict[str, Any]]) -> int:
+    """The scenario's "now": the newest timestamp found anywhere in it."""
+    latest = 0
+    for obj in objects:
+        created = (obj.get("metadata") or {}).get("creationTimestamp")
+        if created:
+            latest = max(latest, parse_timestamp(created))
+        for condition in (obj.get("status") or {}).get("conditions") or ():
+            if condition.get("lastTransitionTime"):
+                latest = max(latest, parse_timestamp(condition["lastTransitionTime"]))
+    return latest
+
+
+def arrival_offset(obj: dict[str, Any]) -> int | None:
+    """``simcluster/arrival: 30s`` delays a workload's submission in a scenario."""
+    value = ((obj.get("metadata") or {}).get("annotations") or {}).get(ARRIVAL_ANNOTATION)
+    return parse_duration(value) if value else None

@@ -1,0 +1,305 @@
+"""Scenario tests: each YAML file in scenarios/ encodes one documented Kueue
+behaviour; these tests assert who is admitted where, who waits and why, and
+who is preempted and for what reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from simcluster.engine.scenario import build_simulation, run_scenario
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def run(name: str, until: str | None = None) -> dict[str, dict[str, Any]]:
+    """Workloads after the run, keyed ``namespace/name``."""
+    workloads = run_scenario((SCENARIOS / name).read_text(), until)
+    return {f"{w['metadata']['namespace']}/{w['metadata']['name']}": w for w in workloads}
+
+
+def condition(wl: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    return next((c for c in wl.get("status", {}).get("conditions", []) if c["type"] == kind), None)
+
+
+def is_admitted(wl: dict[str, Any]) -> bool:
+    admitted = condition(wl, "Admitted")
+    return bool(admitted and admitted["status"] == "True")
+
+
+def pending_reason(wl: dict[str, Any]) -> str:
+    reserved = condition(wl, "QuotaReserved")
+    assert reserved and reserved["status"] == "False", wl["metadata"]["name"]
+    return reserved["reason"]
+
+
+def flavors(wl: dict[str, Any]) -> dict[str, str]:
+    assignments = wl["status"]["admission"]["podSetAssignments"]
+    return {res: flavor for psa in assignments for res, flavor in psa["flavors"].items()}
+
+
+def preempted_reason(wl: dict[str, Any]) -> str:
+    preempted = condition(wl, "Preempted")
+    assert preempted and preempted["status"] == "True", wl["metadata"]["name"]
+    return preempted["reason"]
+
+
+def test_it_borrows_unused_quota_from_the_cohort():
+    big = run("borrowing.yaml")["team-a/big"]
+    assert is_admitted(big)
+    assert big["status"]["admission"]["podSetAssignments"][0]["resourceUsage"] == {
+        "cpu": "6",
+        "memory": "6Gi",
+    }
+
+
+def test_it_reports_borrowed_quota_in_cluster_queue_status():
+    from simcluster.engine.reports import cluster_queue_status
+
+    sim = build_simulation((SCENARIOS / "borrowing.yaml").read_text())
+    sim.run()
+    cpu = cluster_queue_status(sim.cluster, "team-a")["flavorsReservation"][0]["resources"][0]
+    assert cpu == {"name": "cpu", "total": "6", "borrowed": "2"}
+
+
+def test_it_only_lends_up_to_the_lending_limit():
+    result = run("lending_limit.yaml")
+    assert pending_reason(result["ns/too-big"]) == "ExceedsMaxQuota"
+    assert is_admitted(result["ns/fits-with-lent"])
+
+
+def test_it_falls_back_to_the_next_flavor_in_order():
+    result = run("flavor_fallback.yaml")
+    assert flavors(result["ns/first"]) == {"cpu": "on-demand"}
+    assert flavors(result["ns/second"]) == {"cpu": "spot"}
+    assert flavors(result["ns/pinned-to-spot"]) == {"cpu": "spot"}
+
+
+def test_it_flags_requests_above_max_quota_and_uncovered_resources():
+    result = run("exceeds_and_no_match.yaml")
+    assert pending_reason(result["ns/huge"]) == "ExceedsMaxQuota"
+    assert "maximum capacity" in condition(result["ns/huge"], "QuotaReserved")["message"]
+    assert pending_reason(result["ns/wants-gpu"]) == "NoMatchingFlavor"
+    assert (
+        "nvidia.com/gpu unavailable"
+        in condition(result["ns/wants-gpu"], "QuotaReserved")["message"]
+    )
+    assert is_admitted(result["ns/small"])
+
+
+def test_strict_fifo_head_blocks_the_queue():
+    result = run("strict_fifo.yaml")
+    assert pending_reason(result["ns/head"]) == "WaitingForQuota"
+    behind = result["ns/behind"]
+    assert not is_admitted(behind) and behind.get("status", {}).get("admission") is None
+
+
+def test_best_effort_fifo_lets_smaller_workloads_past():
+    result = run("best_effort_fifo.yaml")
+    assert pending_reason(result["ns/head"]) == "WaitingForQuota"
+    assert is_admitted(result["ns/behind"])
+
+
+def test_within_cluster_queue_lower_priority_preempts():
+    result = run("within_cq_lower_priority.yaml")
+    assert preempted_reason(result["ns/running"]) == "InClusterQueue"
+    assert condition(result["ns/running"], "Evicted")["reason"] == "Preempted"
+    assert result["ns/running"]["status"].get("admission") is None
+    assert is_admitted(result["ns/pending"])
+
+
+def test_lower_priority_policy_keeps_equal_priority_running():
+    result = run("within_cq_equal_priority_kept.yaml")
+    assert is_admitted(result["ns/running"])
+    assert pending_reason(result["ns/pending"]) == "WaitingForQuota"
+
+
+def test_lower_or_newer_equal_priority_preempts_newer_equal():
+    result = run("within_cq_newer_equal.yaml")
+    assert preempted_reason(result["ns/running"]) == "InClusterQueue"
+    assert is_admitted(result["ns/pending"])
+
+
+def test_reclaim_lower_priority_takes_back_lent_quota():
+    result = run("reclaim_lower_priority.yaml")
+    victims = [k for k in ("borrower/borrow-1", "borrower/borrow-2") if not is_admitted(result[k])]
+    assert victims == ["borrower/borrow-2"]  # most recently admitted goes first
+    assert preempted_reason(result["borrower/borrow-2"]) == "InCohortReclamation"
+    assert is_admitted(result["lender/reclaimer"])
+
+
+def test_reclaim_lower_priority_spares_higher_priority_borrowers():
+    result = run("reclaim_lower_priority_blocked.yaml")
+    assert is_admitted(result["borrower/borrow-1"]) and is_admitted(result["borrower/borrow-2"])
+    assert pending_reason(result["lender/reclaimer"]) == "WaitingForQuota"
+
+
+def test_reclaim_any_ignores_priority():
+    result = run("reclaim_any.yaml")
+    assert preempted_reason(result["borrower/borrow-2"]) == "InCohortReclamation"
+    assert is_admitted(result["lender/reclaimer"])
+
+
+def test_reclaim_never_waits_for_borrowers():
+    result = run("reclaim_never.yaml")
+    assert is_admitted(result["borrower/borrow-1"]) and is_admitted(result["borrower/borrow-2"])
+    assert pending_reason(result["lender/reclaimer"]) == "WaitingForQuota"
+
+
+def test_borrow_within_cohort_respects_max_priority_threshold():
+    result = run("borrow_within_cohort.yaml")
+    assert preempted_reason(result["batch/below-threshold"]) == "InCohortReclaimWhileBorrowing"
+    assert is_admitted(result["batch/above-threshold"])
+    assert is_admitted(result["urgent/needs-to-borrow"])
+
+
+def test_preemption_picks_a_minimal_victim_set():
+    result = run("minimal_victims.yaml")
+    assert preempted_reason(result["cq/large"]) == "InClusterQueue"
+    assert is_admitted(result["cq/mid"]) and is_admitted(result["cq/newest"])
+    assert is_admitted(result["cq/preemptor"])
+
+
+def test_preemption_message_names_the_preemptor():
+    result = run("within_cq_lower_priority.yaml")
+    message = condition(result["ns/running"], "Preempted")["message"]
+    assert result["ns/pending"]["metadata"].get("uid") is None  # generated UID is used
+    assert message.startswith("Preempted to accommodate a workload (UID: ")
+    assert "preemptor path: /cq" in message
+
+
+def _admitted_count(result: dict[str, dict[str, Any]], namespace: str) -> int:
+    return sum(
+        1 for key, wl in result.items() if key.startswith(namespace + "/") and is_admitted(wl)
+    )
+
+
+def test_fair_sharing_divides_the_pool_by_weight():
+    result = run("fair_sharing_weights.yaml")
+    assert _admitted_count(result, "team-a") == 8
+    assert _admitted_count(result, "team-b") == 4
+    reasons = {
+        preempted_reason(w)
+        for k, w in result.items()
+        if k.startswith("team-b/") and condition(w, "Preempted")
+    }
+    assert reasons == {"InCohortFairSharing"}
+
+
+def test_fair_sharing_weight_zero_keeps_only_nominal_quota():
+    result = run("fair_sharing_weight_zero.yaml")
+    assert _admitted_count(result, "team-a") == 2
+    assert _admitted_count(result, "team-b") == 6
+
+
+def test_fair_sharing_reports_weighted_share():
+    from simcluster.engine.reports import cluster_queue_status
+
+    sim = build_simulation((SCENARIOS / "fair_sharing_weights.yaml").read_text())
+    sim.run()
+    # 8 of 12 borrowed at weight 2 and 4 of 12 at weight 1: both 333.3 per mille.
+    assert cluster_queue_status(sim.cluster, "team-a")["fairSharing"] == {"weightedShare": 334}
+    assert cluster_queue_status(sim.cluster, "team-b")["fairSharing"] == {"weightedShare": 334}
+
+
+def test_hierarchical_cohorts_share_parent_pool_and_cap_subtrees():
+    result = run("hierarchical_cohorts.yaml")
+    assert is_admitted(result["a1/uses-org-pool"])
+    assert pending_reason(result["b1/over-subtree-limit"]) == "ExceedsMaxQuota"
+    # a1 used the org pool (4) and its own 2; b1's own nominal is still free.
+    assert is_admitted(result["b1/own-nominal-still-free"])
+
+
+def test_a_gang_is_admitted_whole_or_not_at_all():
+    result = run("gang.yaml")
+    assert is_admitted(result["ns/holder"])
+    gang = result["ns/gang"]
+    assert pending_reason(gang) == "WaitingForQuota"
+    assert gang["status"].get("admission") is None
+
+
+@pytest.mark.parametrize(
+    ("scenario", "running_admitted"),
+    [("stop_policy_hold.yaml", True), ("stop_policy_hold_and_drain.yaml", False)],
+)
+def test_stop_policy(scenario: str, running_admitted: bool):
+    result = run(scenario)
+    assert is_admitted(result["ns/running"]) is running_admitted
+    assert pending_reason(result["ns/pending"]) == "Inadmissible"
+    if not running_admitted:
+        assert condition(result["ns/running"], "Evicted")["reason"] == "ClusterQueueStopped"
+
+
+def test_nil_namespace_selector_selects_nothing():
+    result = run("namespace_selector.yaml")
+    assert pending_reason(result["research/nil-selector"]) == "Misconfigured"
+    assert is_admitted(result["research/matching"])
+    assert pending_reason(result["other/not-matching"]) == "Misconfigured"
+
+
+def test_fragmented_nodes_leave_an_admitted_workload_unschedulable():
+    result = run("fragmented_nodes.yaml", until="10m")
+    two = result["ns/two"]
+    assert is_admitted(two)
+    ready = condition(two, "PodsReady")
+    assert ready["status"] == "False" and "no node has 2 free nvidia.com/gpu" in ready["message"]
+
+
+def test_fragmented_nodes_start_once_a_node_frees_up():
+    two = run("fragmented_nodes.yaml")["ns/two"]
+    assert condition(two, "PodsReady")["status"] == "True"
+    # three-a finishes after 1h; two starts then and runs 30m.
+    assert condition(two, "Finished")["lastTransitionTime"] == "2026-03-01T11:30:02Z"
+
+
+def test_finish_releases_quota_for_the_next_and_victims_come_back():
+    result = run("finish_then_next.yaml")
+    first, second = result["ns/first"], result["ns/second"]
+    job = next(w for k, w in result.items() if k.startswith("ns/job-hotfix-"))
+    assert job["spec"]["priority"] == 1000
+    assert condition(job, "Admitted")["lastTransitionTime"] == "2026-03-01T10:30:01Z"
+    assert condition(first, "Requeued")["reason"] == "Preempted"
+    assert condition(first, "Preempted")["status"] == "False"
+    assert condition(first, "Preempted")["message"].startswith(
+        "Previously: Preempted to accommodate"
+    )
+    assert condition(first, "Finished")["lastTransitionTime"] == "2026-03-01T11:40:01Z"
+    assert condition(second, "Admitted")["lastTransitionTime"] == "2026-03-01T11:40:01Z"
+    assert condition(second, "Finished")["reason"] == "Succeeded"
+
+
+def test_until_stops_the_clock():
+    result = run("finish_then_next.yaml", until="15m")
+    assert is_admitted(result["ns/first"]) and condition(result["ns/first"], "Finished") is None
+    assert pending_reason(result["ns/second"]) == "WaitingForQuota"
+
+
+def test_when_can_borrow_try_next_flavor_prefers_no_borrowing():
+    result = run("fungibility.yaml")
+    assert flavors(result["stop-at-borrow/three-cpus"]) == {"cpu": "reserved"}
+    assert flavors(result["try-next/three-cpus"]) == {"cpu": "spot"}
+
+
+def test_preemption_records_events_on_victim_and_preemptor():
+    sim = build_simulation((SCENARIOS / "within_cq_lower_priority.yaml").read_text())
+    sim.run()
+    seen = {(e["involvedObject"]["name"], e["reason"]) for e in sim.cluster.events}
+    assert {("running", "EvictedDueToPreempted"), ("running", "Preempted")} <= seen
+    assert {
+        ("pending", "PreemptedWorkload"),
+        ("pending", "QuotaReserved"),
+        ("pending", "Admitted"),
+    } <= seen
+
+
+def test_cli_prints_a_kubernetes_list(capsys):
+    import json
+
+    from simcluster.engine.scenario import main
+
+    assert main([str(SCENARIOS / "borrowing.yaml"), "-o", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["kind"] == "List" and printed["apiVersion"] == "v1"
+    assert [w["metadata"]["name"] for w in printed["items"]] == ["big"]
