@@ -22,6 +22,14 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    # API throttles count in the local-memory cache; each test starts with none used.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def admin(db):
     return make_admin()

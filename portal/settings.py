@@ -9,7 +9,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from portal.env import ConfigError, env_bool, env_choice, env_int, env_list, env_str
+from portal.env import ConfigError, env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -49,6 +49,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "portal.request_id.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -146,6 +147,8 @@ else:
     }
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# Queues by task module; a worker can be pointed at one queue with `-Q`.
+CELERY_TASK_ROUTES = {"apps.*": {"queue": "default"}}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -156,6 +159,18 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CHANGE_REQUEST_TTL_DAYS = env_int("QM_CHANGE_REQUEST_TTL_DAYS", 14)
 API_PAGE_SIZE = env_int("QM_API_PAGE_SIZE", 50)
 
+# --- Cluster sync (the Kueue reconciler) ---------------------------------------
+# Off for deployments without a cluster: nothing is rendered, triggered or written.
+QM_CLUSTER_SYNC = env_bool("QM_CLUSTER_SYNC", True)
+# Empty: the in-cluster service account.
+KUBECONFIG = env_str("KUBECONFIG", "")
+KUEUE_API_VERSION = env_choice("KUEUE_API_VERSION", ("v1beta2", "v1beta1"), "v1beta2")
+QM_RECONCILE_INTERVAL_SECONDS = env_int("QM_RECONCILE_INTERVAL_SECONDS", 60)
+QM_RECONCILE_DEBOUNCE_SECONDS = env_float("QM_RECONCILE_DEBOUNCE_SECONDS", 0.3)
+QM_RECONCILE_BACKOFF_MAX_SECONDS = env_int("QM_RECONCILE_BACKOFF_MAX_SECONDS", 300)
+QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
+QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "apps.accounts.authentication.ApiTokenAuthentication",
@@ -165,7 +180,11 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "portal.pagination.DefaultPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "portal.api_errors.exception_handler",
+    # Per-user and per-client-address ceilings so one script can't starve the portal.
+    "DEFAULT_THROTTLE_CLASSES": ["portal.throttling.UserRate", "portal.throttling.AnonRate"],
 }
+API_RATE_USER = env_str("QM_API_RATE_USER", "6000/min")
+API_RATE_ANON = env_str("QM_API_RATE_ANON", "120/min")
 SPECTACULAR_SETTINGS = {
     "TITLE": "Quartermaster API",
     "DESCRIPTION": "GPU quota policy, change requests and audit for Kueue clusters.",
@@ -177,11 +196,22 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_id": {"()": "portal.logging.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "portal.logging.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 

@@ -1,0 +1,39 @@
+"""In a real browser: a lead edits a quota, previews the diff, saves; a change beyond the
+envelope becomes a request that an admin approves."""
+
+import pytest
+
+from apps.queues.tests.factories import snapshot
+from tests.e2e.conftest import sign_in
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+
+H100 = "input[name='q|h100|nvidia.com/gpu|nominal']"
+
+
+def test_lead_previews_and_saves_inside_the_envelope(page, live_server, queue, lead, envelope):
+    sign_in(page, live_server.url, "lead")
+    page.goto(f"{live_server.url}/queues/{queue.pk}/edit/")
+    page.fill(H100, "20")
+    page.click("button[name=preview]")
+    assert page.locator("table.diff td.after").first.inner_text() == "20"
+    page.click("button[name=save]")
+    page.wait_for_url(f"{live_server.url}/queues/{queue.pk}/")
+    assert "Saved." in page.content()
+    assert snapshot(queue)["quotas"][0]["nominal"] == "20"
+
+
+def test_beyond_the_envelope_goes_through_approval(page, live_server, queue, lead, envelope, admin):
+    sign_in(page, live_server.url, "lead")
+    page.goto(f"{live_server.url}/queues/{queue.pk}/edit/")
+    page.fill(H100, "40")
+    page.click("button[name=save]")
+    assert "Pending approval" in page.content()
+    page.click("button[type=submit]:has-text('Sign out')")
+    sign_in(page, live_server.url, "root")
+    page.goto(f"{live_server.url}/change-requests/")
+    page.click("table a >> nth=0")
+    page.fill("textarea[name=comment]", "approved for the deadline")
+    page.click("button[value=approve]")
+    assert "Approved and applied" in page.content()
+    assert snapshot(queue)["quotas"][0]["nominal"] == "40"
