@@ -1,20 +1,29 @@
 """`make run`: the whole portal on the embedded default, in one terminal.
 
-Starts the web server, a Celery worker with embedded beat (filesystem broker,
-no Redis), prints the URL and demo logins, and stops everything on Ctrl-C.
+Starts the simulated Kubernetes cluster (unless ``QM_CLUSTER_SYNC=false``), the
+web server and a Celery worker with embedded beat (filesystem broker, no Redis),
+prints the URL, demo logins and the kubectl command, and stops everything on Ctrl-C.
+The portal is always pointed at the simulated cluster here, never at whatever
+``KUBECONFIG`` the shell has, so a demo never writes to a real cluster.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from portal.env import env_bool
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+KUBECONFIG = ROOT / "var" / "kubeconfig"
+PREFERRED_SIM_PORT = 6443
 
 
 def _env() -> dict[str, str]:
@@ -22,6 +31,8 @@ def _env() -> dict[str, str]:
     env.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
     env.setdefault("QM_ENV", "dev")
     env["PYTHONUNBUFFERED"] = "1"
+    if env_bool("QM_CLUSTER_SYNC", True):
+        env["KUBECONFIG"] = str(KUBECONFIG)
     return env
 
 
@@ -48,10 +59,41 @@ def _stop(processes: list[subprocess.Popen]) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
+def _free_port() -> int:
+    """6443 like a real API server when it is free, otherwise any free port."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", PREFERRED_SIM_PORT))
+            return PREFERRED_SIM_PORT
+        except OSError:
+            return 0
+
+
+def _start_cluster() -> subprocess.Popen:
+    argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
+    argv += [
+        "--kubeconfig-out",
+        str(KUBECONFIG),
+        "--snapshot",
+        str(ROOT / "var" / "simcluster.json"),
+    ]
+    print(f"starting simulated cluster: {' '.join(argv)}", flush=True)
+    process = subprocess.Popen(
+        argv, cwd=ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
+    line = process.stdout.readline()  # returns once it listens, or empty if it died
+    if not re.search(r"listening on http://", line):
+        _stop([process])
+        raise SystemExit(f"the simulated cluster did not start: {line!r}")
+    print(line.strip(), flush=True)
+    return process
+
+
 def main() -> int:
     host, port = os.environ.get("QM_HOST", "127.0.0.1"), os.environ.get("QM_PORT", "8000")
     for folder in ("out", "control", "processed"):
         (ROOT / "var" / "broker" / folder).mkdir(parents=True, exist_ok=True)
+    cluster = [_start_cluster()] if env_bool("QM_CLUSTER_SYNC", True) else []
     _manage("migrate", "--noinput", "-v0")
     _manage("load_demo")
     processes = [
@@ -79,6 +121,10 @@ def main() -> int:
         f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n",
         flush=True,
     )
+    if cluster:
+        print(
+            f"Kueue objects: kubectl --kubeconfig {KUBECONFIG.relative_to(ROOT)} get clusterqueues\n"
+        )
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
@@ -88,6 +134,7 @@ def main() -> int:
     finally:
         print("\nstopping…", flush=True)
         _stop(processes)
+        _stop(cluster)  # last, so it saves its snapshot after the worker's final writes
     failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
     return 1 if failed and not stop["now"] else 0
 

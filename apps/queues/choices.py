@@ -9,31 +9,31 @@ class TeamRole(models.TextChoices):
 
 
 class QueueingStrategy(models.TextChoices):
-    BEST_EFFORT_FIFO = "BestEffortFIFO"
-    STRICT_FIFO = "StrictFIFO"
+    BEST_EFFORT_FIFO = "BestEffortFIFO", "BestEffortFIFO"
+    STRICT_FIFO = "StrictFIFO", "StrictFIFO"
 
 
 class StopPolicy(models.TextChoices):
-    NONE = "None"
-    HOLD = "Hold"
-    HOLD_AND_DRAIN = "HoldAndDrain"
+    NONE = "None", "None"
+    HOLD = "Hold", "Hold"
+    HOLD_AND_DRAIN = "HoldAndDrain", "HoldAndDrain"
 
 
 class ReclaimWithinCohort(models.TextChoices):
-    NEVER = "Never"
-    LOWER_PRIORITY = "LowerPriority"
-    ANY = "Any"
+    NEVER = "Never", "Never"
+    LOWER_PRIORITY = "LowerPriority", "LowerPriority"
+    ANY = "Any", "Any"
 
 
 class WithinClusterQueue(models.TextChoices):
-    NEVER = "Never"
-    LOWER_PRIORITY = "LowerPriority"
-    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority"
+    NEVER = "Never", "Never"
+    LOWER_PRIORITY = "LowerPriority", "LowerPriority"
+    LOWER_OR_NEWER_EQUAL_PRIORITY = "LowerOrNewerEqualPriority", "LowerOrNewerEqualPriority"
 
 
 class BorrowWithinCohort(models.TextChoices):
-    NEVER = "Never"
-    LOWER_PRIORITY = "LowerPriority"
+    NEVER = "Never", "Never"
+    LOWER_PRIORITY = "LowerPriority", "LowerPriority"
 
 
 class ChangeRequestStatus(models.TextChoices):
@@ -62,3 +62,16 @@ class AuditAction(models.TextChoices):
     CHANGE_WITHDRAWN = "change_withdrawn"
     CHANGE_EXPIRED = "change_expired"
     CAPACITY_OVERRIDE = "capacity_override"
+    DRIFT_REPAIRED = "drift_repaired"
+
+
+class SyncState(models.TextChoices):
+    IN_SYNC = "in_sync", "In sync"
+    PENDING = "pending", "Pending"
+    DRIFT_REPAIRED = "drift_repaired", "Drift repaired"
+    ERROR = "error", "Error"
+
+    @classmethod
+    def attention_values(cls) -> tuple[str, ...]:
+        """States a person should look at."""
+        return (cls.ERROR, cls.DRIFT_REPAIRED)

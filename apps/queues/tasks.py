@@ -1,11 +1,48 @@
 """Celery entry points of the quota domain. Thin: each calls one service."""
 
+import random
+
 from celery import shared_task
+from django.conf import settings
 
 from apps.queues import services
+from apps.queues.reconcile.run import reconcile_exclusively
+from portal.kube import KubeError
 
 
-@shared_task(queue="default", soft_time_limit=60, ignore_result=False)
+@shared_task(soft_time_limit=60, ignore_result=False)
 def expire_stale_change_requests_task() -> int:
     """Expire undecided change requests past their TTL; returns how many."""
     return services.expire_stale_change_requests()
+
+
+def _backoff(retries: int) -> float:
+    """Exponential backoff with jitter, capped by QM_RECONCILE_BACKOFF_MAX_SECONDS."""
+    cap = settings.QM_RECONCILE_BACKOFF_MAX_SECONDS
+    return min(cap, 2**retries) * random.uniform(0.5, 1.0)
+
+
+@shared_task(bind=True, queue="default", soft_time_limit=600, max_retries=12)
+def reconcile_task(self, trigger: str = "schedule") -> dict:
+    """Converge the cluster on the policy; safe to run twice, late, or concurrently.
+
+    Runs after a policy change (``trigger="change"``) retry temporary failures with
+    backoff; scheduled runs do not, the next one is their retry.
+    """
+    if not settings.QM_CLUSTER_SYNC:
+        return {"skipped": "cluster sync disabled"}
+    retrying = trigger != "schedule"
+    try:
+        summary = reconcile_exclusively(trigger=trigger)
+    except KubeError as exc:
+        if exc.transient and retrying:
+            raise self.retry(countdown=_backoff(self.request.retries), exc=exc) from None
+        return {"error": exc.describe()}
+    if summary is None:
+        if not retrying:
+            return {"skipped": "another reconcile is running"}
+        # Someone else is mid-run and may have read the policy before our change.
+        raise self.retry(countdown=1, max_retries=None)
+    if summary.transient and retrying:
+        raise self.retry(countdown=_backoff(self.request.retries))
+    return summary.as_dict()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.queues import views
+from apps.queues import sync_views, views
 
 app_name = "queues"
 
@@ -18,4 +18,6 @@ urlpatterns = [
         name="change-request-decide",
     ),
     path("audit/", views.audit_global, name="audit"),
+    path("cluster/", sync_views.cluster_sync, name="cluster-sync"),
+    path("cluster/import/", sync_views.cluster_import, name="cluster-import"),
 ]

@@ -16,6 +16,8 @@ from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 from apps.queues.forms import QueuePolicyForm
 from apps.queues.models import AuditEntry, ChangeRequest, Cohort, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
+from apps.queues.reconcile.preview import queue_manifest_diff
+from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
 
 AUDIT_PAGE_SIZE = 50
@@ -33,6 +35,9 @@ def overview(request: HttpRequest) -> HttpResponse:
         for quota in queue_snapshot(queue)["quotas"]
     ]
     rows = capacity_rows([(c.flavor.name, c.resource, c.capacity) for c in capacities], quotas)
+    sync = overview_states(queues)
+    for queue in queues:
+        queue.sync_badge = sync.get(queue.pk)
     context = {
         "rows": rows,
         "chart": chart_data(rows),
@@ -73,6 +78,7 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "snapshot": queue_snapshot(queue),
         "can_edit": permissions.can_edit_queue(request.user, queue),
         "history": history[:20],
+        "sync": queue_sync(queue),
     }
     return render(request, "queues/queue_detail.html", context)
 
@@ -113,7 +119,8 @@ def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if "save" not in request.POST:
         preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
         _attach_errors(form, {**preview.errors, **preview.capacity_errors})
-        return _render_edit(request, queue, form, preview=preview)
+        manifests = queue_manifest_diff(queue, form.proposal()) if not preview.errors else ""
+        return _render_edit(request, queue, form, preview=preview, manifest_diff=manifests)
     return _save(request, queue, form)
 
 
@@ -151,11 +158,14 @@ def _attach_errors(form: QueuePolicyForm, errors: dict, proposal: dict | None = 
             form.add_error(field, f"{path}: {problem}" if field is None else problem)
 
 
-def _render_edit(request, queue, form, *, preview=None, conflict=None, status=200) -> HttpResponse:
+def _render_edit(
+    request, queue, form, *, preview=None, conflict=None, status=200, manifest_diff=""
+) -> HttpResponse:
     context = {
         "queue": queue,
         "form": form,
         "preview": preview,
+        "manifest_diff": manifest_diff,
         "conflict": conflict,
         "is_admin": permissions.is_admin(request.user),
     }

@@ -1,0 +1,36 @@
+"""Models of the quota domain, one module per concern."""
+
+from apps.queues.models.policy import (
+    AuditEntry,
+    ChangeRequest,
+    Cohort,
+    Envelope,
+    EnvelopeLimit,
+    FlavorCapacity,
+    Membership,
+    PriorityTier,
+    Queue,
+    QuotaEntry,
+    ResourceFlavor,
+    Team,
+    TeamNamespace,
+)
+from apps.queues.models.sync import SyncObject, SyncRun
+
+__all__ = [
+    "AuditEntry",
+    "ChangeRequest",
+    "Cohort",
+    "Envelope",
+    "EnvelopeLimit",
+    "FlavorCapacity",
+    "Membership",
+    "PriorityTier",
+    "Queue",
+    "QuotaEntry",
+    "ResourceFlavor",
+    "SyncObject",
+    "SyncRun",
+    "Team",
+    "TeamNamespace",
+]

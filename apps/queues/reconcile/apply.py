@@ -1,0 +1,77 @@
+"""Carry out a plan against the cluster, phase by phase.
+
+Actions of one kind run concurrently; kinds run in dependency order (and in
+reverse for deletes), so a LocalQueue is never created before its ClusterQueue.
+Once the cluster is unreachable the rest of the plan is skipped with the same
+error instead of waiting out a timeout per object.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from apps.queues.reconcile import plan as p
+from apps.queues.reconcile.observe import ref
+from portal.kube import KubeClient, KubeError
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one action: the object as written, or the error."""
+
+    action: p.Action
+    result: dict | None = None
+    error: KubeError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def apply(client: KubeClient, actions: list[p.Action], version: str) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+    unreachable = threading.Event()
+    writes = [a for a in actions if a.writes]
+    with ThreadPoolExecutor(max_workers=settings.QM_RECONCILE_CONCURRENCY) as pool:
+        for _, phase in itertools.groupby(writes, key=p.phase):
+            batch = list(phase)
+            run = lambda action: _run_one(client, action, version, unreachable)  # noqa: E731
+            outcomes += list(pool.map(run, batch))
+    done = {id(o.action) for o in outcomes}
+    return outcomes + [Outcome(a) for a in actions if id(a) not in done]
+
+
+def _run_one(client: KubeClient, action: p.Action, version: str, unreachable) -> Outcome:
+    if unreachable.is_set():
+        return Outcome(action, error=_skipped(action))
+    try:
+        return Outcome(action, result=_write(client, action, version))
+    except KubeError as exc:
+        if exc.code == 0:
+            unreachable.set()
+        return Outcome(action, error=exc)
+
+
+def _write(client: KubeClient, action: p.Action, version: str) -> dict | None:
+    target = ref(action.kind, version)
+    if action.verb == p.CREATE:
+        return client.create(target, action.desired)
+    if action.verb == p.DELETE:
+        client.delete(target, action.name, action.namespace)
+        return None
+    return client.patch(target, action.name, action.patch, action.namespace)
+
+
+def _skipped(action: p.Action) -> KubeError:
+    return KubeError(
+        code=0,
+        reason="Unreachable",
+        message="skipped: the cluster stopped answering earlier in this run",
+        verb=action.verb,
+        resource=action.kind,
+    )

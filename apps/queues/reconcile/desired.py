@@ -1,0 +1,45 @@
+"""Desired state: the policy rows as a ``PolicyState``, rendered into manifests."""
+
+from __future__ import annotations
+
+from django.conf import settings
+
+from apps.queues import kueue
+from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team
+from apps.queues.snapshots import queue_snapshot
+
+
+def load_state() -> kueue.PolicyState:
+    """Read every policy row once (a fixed number of queries, whatever the size)."""
+    return kueue.PolicyState(
+        flavors=list(
+            ResourceFlavor.objects.values("name", "node_labels", "node_taints", "tolerations")
+        ),
+        cohorts=[
+            {
+                "name": c.name,
+                "parent": c.parent.name if c.parent_id else None,
+                "fair_weight": c.fair_weight,
+            }
+            for c in Cohort.objects.select_related("parent")
+        ],
+        tiers=list(PriorityTier.objects.values("name", "value", "description")),
+        teams=[
+            kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
+            for t in Team.objects.prefetch_related("namespaces")
+        ],
+        queues=[queue_snapshot(q) for q in Queue.objects.with_policy()],
+    )
+
+
+def with_queue(state: kueue.PolicyState, snapshot: dict) -> kueue.PolicyState:
+    """The same state with one queue replaced by a (proposed) snapshot."""
+    queues = [snapshot if q["name"] == snapshot["name"] else q for q in state.queues]
+    return kueue.PolicyState(state.flavors, state.cohorts, state.tiers, state.teams, queues)
+
+
+def desired_objects(state: kueue.PolicyState | None = None) -> list[dict]:
+    """Every manifest the policy asks for, in the API version we talk to the cluster in."""
+    version = settings.KUEUE_API_VERSION
+    objects = kueue.render_all(state or load_state())
+    return [kueue.to_api_version(obj, version) for obj in objects]

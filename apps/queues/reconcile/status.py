@@ -1,0 +1,56 @@
+"""Read-side summaries of sync status for pages (no cluster access)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from apps.queues.choices import SyncState
+from apps.queues.models import Queue, SyncObject, SyncRun
+
+# Worst first: a queue shows the worst state among its objects.
+SEVERITY = (SyncState.ERROR, SyncState.PENDING, SyncState.DRIFT_REPAIRED, SyncState.IN_SYNC)
+
+
+@dataclass(frozen=True)
+class QueueSync:
+    state: str
+    label: str
+    objects: list[SyncObject]
+    last_run: SyncRun | None
+
+    @property
+    def cluster_error(self) -> str:
+        return self.last_run.error if self.last_run else ""
+
+
+def worst(states: list[str]) -> str:
+    return min(states, key=SEVERITY.index) if states else SyncState.PENDING
+
+
+def state_for(queue: Queue, rows: list[SyncObject]) -> str:
+    """Pending until every object of the queue was written from its current version."""
+    states = [row.state for row in rows]
+    if not rows or any(row.policy_version != queue.version for row in rows):
+        states.append(SyncState.PENDING)
+    return worst(states)
+
+
+def queue_sync(queue: Queue) -> QueueSync | None:
+    if not settings.QM_CLUSTER_SYNC:
+        return None
+    rows = list(queue.sync_objects.order_by("kind", "namespace"))
+    state = state_for(queue, rows)
+    return QueueSync(state, SyncState(state).label, rows, SyncRun.objects.first())
+
+
+def overview_states(queues: list[Queue]) -> dict[int, tuple[str, str]]:
+    """queue pk → (state, label) for the overview column, in one query."""
+    if not settings.QM_CLUSTER_SYNC:
+        return {}
+    rows: dict[int, list[SyncObject]] = {}
+    for row in SyncObject.objects.filter(queue__in=queues):
+        rows.setdefault(row.queue_id, []).append(row)
+    states = {q.pk: state_for(q, rows.get(q.pk, [])) for q in queues}
+    return {pk: (state, SyncState(state).label) for pk, state in states.items()}

@@ -1,0 +1,167 @@
+"""The simulated cluster and a Celery worker as real subprocesses, for reconciler tests.
+
+``SimCluster`` runs ``python -m simcluster serve`` on a free port (and can stop and
+restart it on the same port), talks to its ``/simcluster/`` hooks, and reads
+objects through the portal's own client. ``Worker`` runs ``celery worker``
+against the test database and Redis.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from apps.queues.reconcile.observe import ref
+from portal.kube import KubeClient, _configuration
+
+REPO = Path(__file__).resolve().parents[3]
+LISTENING = re.compile(r"simcluster listening on http://127\.0\.0\.1:(\d+)")
+
+
+def shared_dir() -> Path:
+    """``../shared`` next to the repo, or ``$QM_SHARED_DIR``."""
+    return Path(os.environ.get("QM_SHARED_DIR") or REPO / ".." / "shared")
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something truthy; fail at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = predicate()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            pytest.fail(f"condition not met within {timeout}s")
+        time.sleep(interval)
+
+
+class SimCluster:
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.kubeconfig = workdir / "kubeconfig"
+        self.snapshot = workdir / "simcluster.json"
+        self.port = 0
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> SimCluster:
+        argv = [sys.executable, "-m", "simcluster", "serve", "--port", str(self.port)]
+        argv += ["--kubeconfig-out", str(self.kubeconfig), "--snapshot", str(self.snapshot)]
+        errors = open(self.workdir / "simcluster.err", "a")  # noqa: SIM115 (child keeps it)
+        self.process = subprocess.Popen(
+            argv, cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True
+        )
+        line = self.process.stdout.readline()
+        match = LISTENING.search(line)
+        if not match:
+            self.stop()
+            errors.close()
+            log = (self.workdir / "simcluster.err").read_text()[-2000:]
+            pytest.fail(f"simcluster did not start: {line!r}\n{log}")
+        self.port = int(match.group(1))
+        return self
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=20)
+        self.process = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def hook(self, path: str, method: str = "GET", body: dict | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"{self.url}/simcluster/{path}", data, method=method)
+        request.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def writes(self) -> int:
+        return self.hook("counters")["writes"]
+
+    def reset_counters(self) -> None:
+        self.hook("counters/reset", "POST")
+
+    def fault(self, **spec: Any) -> dict:
+        return self.hook("faults", "POST", spec)
+
+    def clear_faults(self) -> None:
+        self.hook("faults", "DELETE")
+
+    def client(self) -> KubeClient:
+        from django.test import override_settings
+
+        with override_settings(KUBECONFIG=str(self.kubeconfig)):
+            return KubeClient(_configuration())
+
+    def get(self, kind: str, name: str, namespace: str = "", version: str = "v1beta2"):
+        with self.client() as kube:
+            return kube.get(ref(kind, version), name, namespace)
+
+    def list(self, kind: str, version: str = "v1beta2") -> list[dict]:
+        with self.client() as kube:
+            return kube.list(ref(kind, version))
+
+    def create(self, obj: dict, version: str = "v1beta2") -> dict:
+        with self.client() as kube:
+            return kube.create(ref(obj["kind"], version), obj)
+
+    def patch(self, kind: str, name: str, patch: dict, namespace: str = "", subresource=""):
+        with self.client() as kube:
+            target = ref(kind, "v1beta2")
+            if subresource:
+                return kube._call(
+                    "PATCH",
+                    target,
+                    "patch",
+                    target.path(namespace, name) + f"/{subresource}",
+                    body=patch,
+                    content_type="application/merge-patch+json",
+                )
+            return kube.patch(target, name, patch, namespace)
+
+    def kubectl(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        argv = ["kubectl", "--kubeconfig", str(self.kubeconfig), *args]
+        env = {**os.environ, "KUBECACHEDIR": str(self.workdir / "kubecache")}
+        return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env)
+
+
+class Worker:
+    """``celery worker`` (plus optional embedded beat) for the test database."""
+
+    def __init__(self, env: dict[str, str], workdir: Path):
+        self.env, self.workdir = env, workdir
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Worker:
+        argv = [sys.executable, "-m", "celery", "-A", "portal", "worker", "--pool", "threads"]
+        argv += ["--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+        log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 (closed with the process)
+        self.process = subprocess.Popen(
+            argv, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT
+        )
+        return self
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def log(self) -> str:
+        return (self.workdir / "worker.log").read_text()

@@ -1,0 +1,79 @@
+"""Fixtures of the reconciler tests: the simulated cluster, a Celery worker, a policy."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import redis
+from django.conf import settings as django_settings
+from django.db import connection
+
+from apps.queues.tests.cluster import SimCluster, Worker
+from apps.queues.tests.factories import make_queue, make_team, quota
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "postgres_only: needs PostgreSQL, Redis and a Celery worker (skipped on SQLite)"
+    )
+
+
+@pytest.fixture
+def cluster(tmp_path, settings):
+    """A fresh simulated cluster subprocess; the portal is pointed at it."""
+    sim = SimCluster(tmp_path).start()
+    settings.KUBECONFIG = str(sim.kubeconfig)
+    settings.QM_CLUSTER_SYNC = True
+    settings.KUEUE_API_VERSION = "v1beta2"
+    settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
+    yield sim
+    sim.stop()
+
+
+@pytest.fixture
+def policy(catalog, team, other_team, queue, other_queue):
+    """Two teams with a queue each in cohort ``research``, plus a shared queue."""
+    shared = make_queue(catalog, None, name="shared-burst", quotas=[quota("a100", "4")])
+    return {"queue": queue, "other_queue": other_queue, "shared": shared}
+
+
+@pytest.fixture
+def worker(cluster, tmp_path, transactional_db):
+    """A real Celery worker on Redis, reading the test database, pointed at ``cluster``."""
+    if connection.vendor != "postgresql" or not django_settings.REDIS_URL:
+        pytest.skip("needs PostgreSQL and REDIS_URL")
+    redis.Redis.from_url(django_settings.REDIS_URL).flushdb()
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "KUBECONFIG": str(cluster.kubeconfig),
+        "QM_CLUSTER_SYNC": "true",
+        "QM_RECONCILE_BACKOFF_MAX_SECONDS": "2",
+        "QM_KUBE_TIMEOUT_SECONDS": "3",
+        "QM_DATA_DIR": str(tmp_path / "worker-data"),
+    }
+    process = Worker(env, tmp_path).start()
+    yield process
+    process.stop()
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    user = db["USER"] or "postgres"
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
+
+
+@pytest.fixture
+def make_team_with(catalog):
+    return lambda slug, **kwargs: make_team(catalog, slug, **kwargs)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        default=False,
+        help="rewrite apps/queues/tests/golden/*.yaml from the current renderer",
+    )

@@ -1,0 +1,189 @@
+"""The one module that imports the ``kubernetes`` client.
+
+Everything else speaks plain dicts through ``KubeClient``: get, list, create,
+merge-patch and delete of any resource by ``ResourceRef``. Failures come out as
+``KubeError`` carrying the verb, the resource and the API server's message,
+already classified as temporary (retry with backoff) or permanent (show it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import urllib3
+from django.conf import settings
+from kubernetes import client as k8s_client
+from kubernetes import config as k8s_config
+from kubernetes.config.config_exception import ConfigException
+
+FIELD_MANAGER = "quartermaster"
+MERGE_PATCH = "application/merge-patch+json"
+# 409 (someone wrote in between), 429 and the 5xx family clear up on their own.
+TRANSIENT_CODES = frozenset({0, 408, 409, 429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    """Where a kind is served: ``/apis/{group}/{version}/{plural}`` (core: ``/api/v1``)."""
+
+    group: str
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def path(self, namespace: str = "", name: str = "") -> str:
+        root = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        scope = f"/namespaces/{quote(namespace)}" if self.namespaced and namespace else ""
+        tail = f"/{quote(name)}" if name else ""
+        return f"{root}{scope}/{self.plural}{tail}"
+
+
+class KubeError(Exception):
+    """A failed API call. ``transient`` errors are retried; the rest are shown to people."""
+
+    def __init__(self, *, code: int, reason: str, message: str, verb: str, resource: str):
+        self.code, self.reason, self.message = code, reason, message
+        self.verb, self.resource = verb, resource
+        super().__init__(self.describe())
+
+    @property
+    def transient(self) -> bool:
+        return self.code in TRANSIENT_CODES
+
+    def describe(self) -> str:
+        if self.code == 0:
+            return f"cluster unreachable ({self.verb} {self.resource}): {self.message}"
+        if self.code == 403:
+            return (
+                f"forbidden: the portal's service account may not {self.verb} {self.resource}; "
+                f"grant that verb in its RBAC role ({self.message})"
+            )
+        return f"{self.code} {self.reason} on {self.verb} {self.resource}: {self.message}"
+
+
+class NotConfigured(KubeError):
+    def __init__(self, message: str):
+        super().__init__(code=0, reason="NotConfigured", message=message, verb="", resource="")
+
+    @property
+    def transient(self) -> bool:
+        return False
+
+    def describe(self) -> str:
+        return f"no cluster configured: {self.message}"
+
+
+def _configuration() -> k8s_client.Configuration:
+    configuration = k8s_client.Configuration()
+    path = settings.KUBECONFIG
+    try:
+        if path:
+            k8s_config.load_kube_config(config_file=path, client_configuration=configuration)
+        else:
+            k8s_config.load_incluster_config(client_configuration=configuration)
+    except (ConfigException, OSError) as exc:
+        raise NotConfigured(str(exc)) from None
+    # Our own backoff (in the task) retries; urllib3 retrying underneath would only
+    # hide outages and stretch every failed call.
+    configuration.retries = False
+    configuration.connection_pool_maxsize = max(4, settings.QM_RECONCILE_CONCURRENCY)
+    return configuration
+
+
+class KubeClient:
+    """A thin JSON client for any resource; one per reconcile run."""
+
+    def __init__(self, configuration: k8s_client.Configuration | None = None):
+        self._api = k8s_client.ApiClient(configuration or _configuration())
+        self._timeout = settings.QM_KUBE_TIMEOUT_SECONDS
+
+    def close(self) -> None:
+        self._api.close()
+
+    def __enter__(self) -> KubeClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def get(self, ref: ResourceRef, name: str, namespace: str = "") -> dict | None:
+        """The object, or None when it does not exist."""
+        try:
+            return self._call("GET", ref, "get", ref.path(namespace, name))
+        except KubeError as exc:
+            if exc.code == 404:
+                return None
+            raise
+
+    def list(self, ref: ResourceRef, *, label_selector: str = "") -> list[dict]:
+        query = {"labelSelector": label_selector} if label_selector else {}
+        body = self._call("GET", ref, "list", ref.path(), query=query)
+        return [{**item, "apiVersion": ref.api_version, "kind": ref.kind} for item in body["items"]]
+
+    def create(self, ref: ResourceRef, obj: dict) -> dict:
+        namespace = obj["metadata"].get("namespace", "")
+        return self._call("POST", ref, "create", ref.path(namespace), body=obj)
+
+    def patch(self, ref: ResourceRef, name: str, patch: dict, namespace: str = "") -> dict:
+        """JSON merge patch; a ``metadata.resourceVersion`` in it makes it conditional."""
+        path = ref.path(namespace, name)
+        return self._call("PATCH", ref, "patch", path, body=patch, content_type=MERGE_PATCH)
+
+    def delete(self, ref: ResourceRef, name: str, namespace: str = "") -> None:
+        """Delete; an object that is already gone counts as deleted."""
+        try:
+            self._call("DELETE", ref, "delete", ref.path(namespace, name))
+        except KubeError as exc:
+            if exc.code != 404:
+                raise
+
+    def _call(
+        self,
+        method: str,
+        ref: ResourceRef,
+        verb: str,
+        path: str,
+        *,
+        query: dict | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+    ) -> Any:
+        query = dict(query or {})
+        if method in ("POST", "PATCH"):
+            query["fieldManager"] = FIELD_MANAGER
+        url_path = f"{path}?{urlencode(query)}" if query else path
+        headers = {"Accept": "application/json", "Content-Type": content_type}
+        _, url, headers, body, _ = self._api.param_serialize(
+            method, url_path, header_params=headers, body=body, auth_settings=["BearerToken"]
+        )
+        resource = f"{ref.plural}.{ref.group}" if ref.group else ref.plural
+        try:
+            response = self._api.call_api(
+                method, url, headers, body, _request_timeout=self._timeout
+            )
+            data = response.read()
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise KubeError(
+                code=0, reason="Unreachable", message=str(exc), verb=verb, resource=resource
+            ) from None
+        if not 200 <= response.status < 300:
+            raise _error(response.status, data, verb, resource)
+        return json.loads(data) if data else None
+
+
+def _error(code: int, data: bytes, verb: str, resource: str) -> KubeError:
+    try:
+        status = json.loads(data)
+    except ValueError:
+        status = {}
+    message = status.get("message") or data.decode("utf-8", "replace")[:500]
+    reason = status.get("reason") or "Unknown"
+    return KubeError(code=code, reason=reason, message=message, verb=verb, resource=resource)
