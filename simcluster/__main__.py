@@ -1,11 +1,11 @@
-"""Command-line entry point: ``python -m simcluster {serve,run} ...``."""
+"""Command-line entry point: ``python -m simcluster {serve,run,metrics-history} ...``."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-USAGE = "usage: python -m simcluster {serve,run} [options]"
+USAGE = "usage: python -m simcluster {serve,run,metrics-history} [options]"
 
 
 def _run(argv: list[str]) -> int:
@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         return serve(rest)
     if command == "run":
         return _run(rest)
+    if command == "metrics-history":
+        from simcluster.controller.history import main as history
+
+        return history(rest)
     print(f"unknown command {command!r}\n{USAGE}", file=sys.stderr)
     return 2
 

@@ -84,6 +84,7 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
     """
     start = cluster.now_ms if start_ms is None else start_ms
     if not cluster.nodes:
+        wl.started_ms = start
         cluster.started.append((wl, start))
         return True
     bindings, problem = placement.place(wl, cluster.nodes, cluster.free, cluster.flavors)
@@ -94,6 +95,7 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
         return False
     cluster.unplaced.pop(wl.key, None)
     cluster.placements[wl.key] = bindings
+    wl.started_ms = start
     cluster.started.append((wl, start))
     return True
 
@@ -104,6 +106,7 @@ def release(cluster: Cluster, wl: m.Workload) -> None:
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     cluster.reserving.get(cq_name, {}).pop(wl.key, None)
     cluster.unplaced.pop(wl.key, None)
+    wl.started_ms = None
     placement.release(cluster.placements.pop(wl.key, []), cluster.free)
 
 

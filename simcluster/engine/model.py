@@ -210,6 +210,8 @@ class Workload:
     finished: bool = False
     evictions: int = 0
     placement_problem: str | None = None
+    started_ms: int | None = None
+    """When its pods last started running (None while not running)."""
     enqueued_ms: int = 0
     shape: tuple | None = None
     """Cached scheduling signature; equal shapes get equal admission answers."""

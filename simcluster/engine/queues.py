@@ -138,6 +138,10 @@ class PendingQueue:
         found = self._where.get(wl.key)
         return found is not None and found[0].parked
 
+    def parked_count(self) -> int:
+        """How many pending workloads sit in parked (inadmissible) buckets."""
+        return sum(1 for bucket, _ in self._where.values() if bucket.parked)
+
     def members(self) -> list[Workload]:
         """Every pending workload, active or parked, in queue order."""
         live = [

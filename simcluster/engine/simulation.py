@@ -95,6 +95,13 @@ class Simulation:
         if until_ms is not None and until_ms > self.cluster.now_ms:
             self.cluster.now_ms = until_ms
 
+    def next_event_at(self) -> int | None:
+        """Virtual time of the next queued arrival or completion (None when idle).
+
+        Lets a live controller step instant by instant and publish each one.
+        """
+        return self._events[0][0] if self._events else None
+
     def workloads(self) -> list[dict[str, Any]]:
         """Workload manifests with current status, sorted like ``kubectl get -A``."""
         return [wl.obj for _, wl in sorted(self.cluster.workloads.items())]

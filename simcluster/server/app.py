@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from simcluster.server import kubeconfig, snapshot, visibility
+from simcluster.server import errors, kubeconfig, snapshot, visibility
+from simcluster.server.dispatch import Request, Response
 from simcluster.server.handler import ApiHandler
 from simcluster.server.hooks import Counters, Faults
 from simcluster.server.operations import Cluster, Target, WriteOptions
@@ -16,6 +18,12 @@ from simcluster.server.resources import NAMESPACES
 
 log = logging.getLogger(__name__)
 DEFAULT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+HookExtension = Callable[[Request, tuple[str, ...]], Response]
+
+
+def no_metrics() -> Response:
+    """``/metrics`` until a controller registers a provider."""
+    raise errors.path_not_found()
 
 
 class _HttpServer(ThreadingHTTPServer):
@@ -29,7 +37,10 @@ class SimServer:
     """A simulated API server: ``.url``, ``.cluster``, ``.counters``, ``.faults``, ``.stop()``.
 
     ``pending_provider`` is the hook the admission engine replaces to fill
-    the visibility API (see ``visibility.PendingProvider``).
+    the visibility API (see ``visibility.PendingProvider``). A live controller
+    (``simcluster.controller``) also sets ``metrics_provider`` (``/metrics``),
+    adds ``hook_extensions`` (``/simcluster/<name>/...``) and ``on_stop``
+    callbacks.
     """
 
     def __init__(
@@ -49,6 +60,9 @@ class SimServer:
         self.counters = Counters()
         self.faults = Faults()
         self.pending_provider: visibility.PendingProvider = visibility.no_pending
+        self.metrics_provider: Callable[[], Response] = no_metrics
+        self.hook_extensions: dict[str, HookExtension] = {}
+        self.on_stop: list[Callable[[], None]] = []
         self.token = token if token is not None else secrets.token_urlsafe(24)
         # kubectl (client-go) never sends a bearer token over plain http, so
         # enforcing it would lock kubectl out; it is opt-in for client-only use.
@@ -108,6 +122,8 @@ class SimServer:
         if self._stopped.is_set():
             return
         self._stopped.set()
+        for callback in self.on_stop:
+            callback()
         self.cluster.store.close()
         self._httpd.shutdown()
         self._httpd.server_close()

@@ -32,7 +32,62 @@ def build_parser() -> argparse.ArgumentParser:
         help="reject API requests without the token (kubectl never sends tokens over http)",
     )
     parser.add_argument("--log-level", default="WARNING")
+    live = parser.add_argument_group("live controller (simcluster.controller)")
+    live.add_argument(
+        "--clock",
+        choices=("real", "virtual"),
+        default="real",
+        help="real: tick on the wall clock; virtual: time moves via POST /simcluster/clock/advance",
+    )
+    live.add_argument("--tick", type=float, default=0.5, help="seconds between real-time ticks")
+    live.add_argument(
+        "--seed-history",
+        type=float,
+        metavar="DAYS",
+        help="build DAYS of demo history before serving",
+    )
+    live.add_argument("--seed", type=int, default=1, help="demo generator seed")
+    live.add_argument(
+        "--trickle",
+        action="store_true",
+        help="keep submitting demo jobs every 20-60 s (real clock; implied by --seed-history)",
+    )
+    live.add_argument("--prices", help='JSON file of $/GPU-hour by GPU class, e.g. {"h100": 4.0}')
+    live.add_argument("--no-controller", action="store_true", help="serve the API only")
     return parser
+
+
+def start_controller(server: SimServer, args: argparse.Namespace) -> None:
+    """Attach the live controller; with --seed-history, replay the past week first."""
+    from simcluster.controller import attach
+    from simcluster.controller.catalog import load_prices
+    from simcluster.controller.clock import wall_ms
+    from simcluster.demo import DAY_MS, Trickle, seed_history
+
+    prices = load_prices(args.prices)
+    if not args.seed_history:
+        attach(server, args.clock, tick=args.tick, prices=prices)
+    else:
+        now = wall_ms()
+        ctl = attach(
+            server,
+            "virtual",
+            start_ms=now - int(args.seed_history * DAY_MS),
+            prices=prices,
+            run=False,
+        )
+        count = seed_history(ctl, args.seed_history, seed=args.seed, until_ms=now // 1000 * 1000)
+        print(
+            f"simcluster seeded {count} workloads over {args.seed_history:g} days",
+            file=sys.stderr,
+            flush=True,
+        )
+        if args.clock == "real":
+            ctl.clock.switch_to_real()
+        ctl.start(args.tick if args.clock == "real" else 0.05)
+    if args.clock == "real" and (args.trickle or args.seed_history):
+        trickle = Trickle(server.controller, seed=args.seed + 1).start()
+        server.on_stop.insert(0, trickle.stop)
 
 
 def main(argv: list[str]) -> int:
@@ -50,6 +105,8 @@ def main(argv: list[str]) -> int:
         snapshot_interval=args.snapshot_interval,
         bookmark_interval=args.bookmark_interval,
     )
+    if not args.no_controller:
+        start_controller(server, args)
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: done.set())

@@ -47,6 +47,9 @@ class Response:
     code: int
     body: Obj
     warnings: list[str] = field(default_factory=list)
+    # A non-JSON answer (e.g. the Prometheus text on /metrics) is sent as is.
+    raw: bytes | None = None
+    content_type: str = "application/json"
 
 
 @dataclass

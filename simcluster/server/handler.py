@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from simcluster.server.app import SimServer
 
 log = logging.getLogger(__name__)
-PUBLIC_KINDS = ("hooks", "health", "version", "root", "openapi")
+PUBLIC_KINDS = ("hooks", "health", "version", "root", "openapi", "metrics")
 
 
 class ApiHandler(BaseHTTPRequestHandler):
@@ -113,11 +113,16 @@ class ApiHandler(BaseHTTPRequestHandler):
         if kind == "hooks":
             if not parts:
                 return Response(200, describe())
+            extension = app.hook_extensions.get(parts[0])
+            if extension is not None:
+                return extension(request, parts[1:])
             return dispatch_hooks(
                 request, parts, app.cluster, app.counters, app.faults, app.save_snapshot
             )
         if kind == "health":
             return Response(200, {"status": "ok"})
+        if kind == "metrics":
+            return app.metrics_provider()
         if kind == "visibility":
             return dispatch_visibility(app.cluster, request, app.pending_provider)
         if kind == "openapi":
@@ -125,9 +130,9 @@ class ApiHandler(BaseHTTPRequestHandler):
         return dispatch_discovery(request.route)
 
     def _send(self, response: Response) -> None:
-        payload = json.dumps(response.body).encode()
+        payload = response.raw if response.raw is not None else json.dumps(response.body).encode()
         self.send_response(response.code)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", response.content_type)
         self.send_header("Content-Length", str(len(payload)))
         for warning in response.warnings:
             self.send_header("Warning", f'299 - "{warning}"')

@@ -85,6 +85,9 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     _core("Event", "events", True, ("ev",)),
     _core("ConfigMap", "configmaps", True, ("cm",)),
     ResourceType("batch", ("v1",), "Job", "jobs", "job", True, (), ("status",)),
+    ResourceType(
+        "apps", ("v1",), "StatefulSet", "statefulsets", "statefulset", True, ("sts",), ("status",)
+    ),
     _kueue("ResourceFlavor", "resourceflavors", False, ("flavor", "flavors", "rf")),
     _kueue("Cohort", "cohorts", False, ("co",), ("status",)),
     _kueue("ClusterQueue", "clusterqueues", False, ("cq",), ("status",)),

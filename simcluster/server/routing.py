@@ -29,7 +29,7 @@ class ResourcePath:
 class OtherPath:
     """Discovery, visibility, hooks or an unknown path: ``kind`` says which."""
 
-    kind: str  # version, core, core-version, groups, group, group-version, visibility, hooks, openapi, health, unknown
+    kind: str  # version, core, core-version, groups, group, group-version, visibility, hooks, openapi, health, metrics, unknown
     parts: tuple[str, ...] = ()
 
 
@@ -72,6 +72,8 @@ def route(path: str) -> Route:
         return OtherPath("health")
     if head == "openapi":
         return OtherPath("openapi", tuple(rest))
+    if head == "metrics" and not rest:
+        return OtherPath("metrics")
     if head == "simcluster":
         return OtherPath("hooks", tuple(rest))
     if head == "api":

@@ -143,6 +143,23 @@ class Store:
                 raise TooOldError(rv, self._compacted_rv + 1)
             return [e for e in self._history if e.rv > rv and e.resource == resource], self._rv
 
+    def changes_after(self, rv: int) -> tuple[list[StoredEvent], int]:
+        """Every event newer than ``rv`` (all resources) and the current resourceVersion.
+
+        Scans from the newest end, so an in-process controller polling often
+        pays only for what changed. Raises TooOldError like ``events_after``.
+        """
+        with self.lock:
+            if rv < self._compacted_rv:
+                raise TooOldError(rv, self._compacted_rv + 1)
+            newer: list[StoredEvent] = []
+            for event in reversed(self._history):
+                if event.rv <= rv:
+                    break
+                newer.append(event)
+            newer.reverse()
+            return newer, self._rv
+
     def wait_for_change(self, rv: int, timeout: float) -> bool:
         """Block until the store moves past ``rv`` (True), times out or closes (False)."""
         with self._changed:

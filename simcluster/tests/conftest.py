@@ -231,3 +231,11 @@ def make_workload(name: str, queue: str = "lq", cpu: str = "1") -> dict[str, Any
 def status_of(error: client.ApiException) -> dict[str, Any]:
     """The ``Status`` body of an ApiException."""
     return json.loads(error.body)
+
+
+@pytest.fixture
+def live(sim: SimServer) -> Any:
+    """``sim`` with the live controller attached on a virtual clock (2026-01-01T00:00:00Z)."""
+    from simcluster.controller import attach
+
+    return attach(sim, "virtual", start_ms=1_767_225_600_000)

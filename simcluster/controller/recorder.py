@@ -1,0 +1,57 @@
+"""What happened, kept for metrics: GPU runs, admission waits, queue gauges.
+
+``/metrics`` reads the current values; ``metrics-history`` replays the same
+records over a past interval, so live scrapes and backfilled history agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class GpuRun:
+    """One device held by one pod container from ``start_ms`` to ``end_ms`` (None = still)."""
+
+    namespace: str
+    pod: str
+    container: str
+    node: str
+    resource: str
+    slot: int
+    start_ms: int
+    utilization: str
+    end_ms: int | None = None
+
+
+@dataclass
+class Recorder:
+    runs: list[GpuRun] = field(default_factory=list)
+    open: dict[tuple[str, str], list[GpuRun]] = field(default_factory=dict)
+    waits: list[tuple[int, str, str, float]] = field(default_factory=list)
+    gauges: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[int, float]]] = field(
+        default_factory=dict
+    )
+
+    def start(self, runs: list[GpuRun]) -> None:
+        for run in runs:
+            self.runs.append(run)
+            self.open.setdefault((run.namespace, run.pod), []).append(run)
+
+    def end(self, namespace: str, pod: str, at_ms: int) -> None:
+        for run in self.open.pop((namespace, pod), []):
+            run.end_ms = at_ms
+
+    def running(self) -> list[GpuRun]:
+        return [run for runs in self.open.values() for run in runs]
+
+    def observe_wait(
+        self, at_ms: int, cluster_queue: str, priority_class: str, seconds: float
+    ) -> None:
+        self.waits.append((at_ms, cluster_queue, priority_class, seconds))
+
+    def gauge(self, at_ms: int, name: str, labels: dict[str, str], value: float) -> None:
+        """Record a step-function point, only when the value changes."""
+        points = self.gauges.setdefault((name, tuple(sorted(labels.items()))), [])
+        if not points or points[-1][1] != value:
+            points.append((at_ms, value))

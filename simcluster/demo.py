@@ -1,0 +1,374 @@
+"""A realistic week on the demo cluster, generated in virtual time.
+
+``demo_objects()`` is the demo catalogue (mirrors ``apps/queues/demo.py``:
+flavors, cohorts, priority tiers, one ClusterQueue/LocalQueue per team).
+``generate_week(objects, days=7, seed=1, start_ms=...)`` returns an arrival
+trace ``[(epoch_ms, manifest)]`` of Jobs and notebook StatefulSets; Nodes
+for every flavor come from ``nodes_for(objects)``. ``seed_history`` replays
+it through a live controller so the API server holds the finished history,
+and ``Trickle`` keeps new jobs arriving in real time afterwards.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from simcluster.engine.clock import format_duration
+
+Obj = dict[str, Any]
+KUEUE = "kueue.x-k8s.io/v1beta2"
+DAY_MS = 86_400_000
+GPU, MIG = "nvidia.com/gpu", "nvidia.com/mig-1g.10gb"
+FLAVORS = {
+    "h100-80gb": ({"gpu.nvidia.com/class": "h100"}, GPU, 64, "p5.48xlarge"),
+    "a100-80gb": ({"gpu.nvidia.com/class": "a100"}, GPU, 32, "p4de.24xlarge"),
+    "a100-mig-1g10gb": ({"gpu.nvidia.com/class": "a100-mig"}, MIG, 56, "p4de.24xlarge"),
+}
+TIERS = {"p0-critical": 1000, "p1-high": 500, "p2-standard": 100, "p3-best-effort": 10}
+TEAMS = {
+    "vision": ("gpu-research", {"h100-80gb": 24, "a100-80gb": 8}),
+    "nlp": ("gpu-research", {"h100-80gb": 32, "a100-80gb": 8}),
+    "speech": ("gpu-research", {"a100-80gb": 8, "a100-mig-1g10gb": 28}),
+    "inference": ("gpu-production", {"h100-80gb": 8, "a100-mig-1g10gb": 28}),
+}
+GPUS_PER_NODE = {GPU: 8, MIG: 56}
+
+
+# ----- the catalogue -----------------------------------------------------------------
+
+
+def demo_objects() -> list[Obj]:
+    """Namespaces, flavors, cohorts, priority classes and one queue pair per team."""
+    objects: list[Obj] = [_kueue("Cohort", "gpu-pool", spec={})]
+    objects += [
+        _kueue("Cohort", c, spec={"parentName": "gpu-pool"})
+        for c in ("gpu-research", "gpu-production")
+    ]
+    objects += [
+        _kueue("ResourceFlavor", name, spec={"nodeLabels": labels})
+        for name, (labels, *_rest) in FLAVORS.items()
+    ]
+    objects += [
+        {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": n}, "value": v}
+        for n, v in TIERS.items()
+    ]
+    for team, (cohort, quotas) in TEAMS.items():
+        namespace = f"team-{team}"
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": namespace, "labels": {"team": team}},
+            }
+        )
+        objects.append(_kueue("ClusterQueue", team, spec=_cq_spec(cohort, quotas)))
+        objects.append(_kueue("LocalQueue", team, namespace, spec={"clusterQueue": team}))
+    return objects
+
+
+def _kueue(kind: str, name: str, namespace: str = "", **body: Any) -> Obj:
+    meta = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": KUEUE, "kind": kind, "metadata": meta, **body}
+
+
+def _cq_spec(cohort: str, quotas: dict[str, int]) -> Obj:
+    groups = []
+    for resource in (GPU, MIG):
+        flavors = [
+            {"name": name, "resources": [{"name": resource, "nominalQuota": quotas.get(name, 0)}]}
+            for name, (_l, res, _c, _t) in FLAVORS.items()
+            if res == resource
+        ]
+        groups.append({"coveredResources": [resource], "flavors": flavors})
+    return {
+        "cohortName": cohort,
+        "namespaceSelector": {},
+        "resourceGroups": groups,
+        "preemption": {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"},
+    }
+
+
+def nodes_for(objects: list[Obj]) -> list[Obj]:
+    """GPU nodes for every ResourceFlavor that has none yet (8 GPUs or 56 MIG slices each)."""
+    existing = [o for o in objects if o.get("kind") == "Node"]
+    nodes: list[Obj] = []
+    for flavor in (o for o in objects if o.get("kind") == "ResourceFlavor"):
+        name = flavor["metadata"]["name"]
+        labels = (flavor.get("spec") or {}).get("nodeLabels") or {}
+        if not labels or any(_matches(n, labels) for n in existing):
+            continue
+        _l, resource, total, instance = FLAVORS.get(name, (labels, GPU, 8, "gpu-node"))
+        per_node = GPUS_PER_NODE[resource]
+        for i in range(max(1, total // per_node)):
+            nodes.append(_node(f"{name}-{i + 1:02d}", labels, resource, per_node, instance))
+    return nodes
+
+
+def _matches(node: Obj, labels: dict[str, str]) -> bool:
+    have = (node.get("metadata") or {}).get("labels") or {}
+    return all(have.get(k) == v for k, v in labels.items())
+
+
+def _node(name: str, labels: dict[str, str], resource: str, count: int, instance: str) -> Obj:
+    resources = {"cpu": "192", "memory": "2Ti", "pods": "110", resource: str(count)}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {
+                **labels,
+                "kubernetes.io/hostname": name,
+                "kubernetes.io/arch": "amd64",
+                "node.kubernetes.io/instance-type": instance,
+            },
+        },
+        "status": {"capacity": resources, "allocatable": dict(resources)},
+    }
+
+
+# ----- workload classes -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkloadClass:
+    """One kind of work a team submits; ``per_day`` arrivals, durations in minutes."""
+
+    name: str
+    team: str
+    per_day: float
+    pods: int
+    gpus: int
+    resource: str
+    selector: str | None
+    tier: str
+    minutes: tuple[int, int]
+    utilization: str
+    checkpoint: str | None = None
+    sweep: int = 1
+    notebook: bool = False
+
+
+CLASSES = (
+    WorkloadClass(
+        "sweep", "vision", 3, 1, 1, GPU, "h100", "p3-best-effort", (20, 90), "steady:85", sweep=12
+    ),
+    WorkloadClass(
+        "finetune", "vision", 6, 1, 8, GPU, "h100", "p2-standard", (120, 360), "steady:80", "30m"
+    ),
+    WorkloadClass(
+        "pretrain", "nlp", 1.5, 8, 8, GPU, "h100", "p1-high", (360, 720), "steady:90", "1h"
+    ),
+    WorkloadClass(
+        "finetune", "nlp", 6, 1, 8, GPU, None, "p2-standard", (90, 270), "steady:75", "30m"
+    ),
+    WorkloadClass(
+        "sweep", "nlp", 2, 1, 1, GPU, "a100", "p3-best-effort", (30, 90), "bursty", sweep=10
+    ),
+    WorkloadClass(
+        "finetune", "speech", 5, 1, 4, GPU, "a100", "p2-standard", (180, 420), "steady:70", "30m"
+    ),
+    WorkloadClass("eval", "speech", 20, 1, 1, MIG, None, "p3-best-effort", (20, 90), "steady:60"),
+    WorkloadClass("serve", "inference", 60, 1, 2, MIG, None, "p0-critical", (10, 40), "bursty"),
+    WorkloadClass(
+        "batch", "inference", 4, 1, 8, GPU, "h100", "p0-critical", (60, 180), "steady:65"
+    ),
+    WorkloadClass(
+        "notebook", "vision", 3, 1, 1, GPU, "a100", "p1-high", (120, 300), "idle", notebook=True
+    ),
+    WorkloadClass(
+        "notebook", "nlp", 3, 1, 1, GPU, "h100", "p1-high", (60, 240), "bursty", notebook=True
+    ),
+)
+
+
+def generate_week(
+    objects: list[Obj] | None = None, *, days: float = 7, seed: int = 1, start_ms: int
+) -> list[tuple[int, Obj]]:
+    """Arrivals over ``days`` from ``start_ms``: busier in working hours, reproducible by seed.
+
+    ``objects`` is the catalogue the trace is for; classes whose team has no
+    LocalQueue in it are skipped.
+    """
+    rng = random.Random(seed)
+    teams = {
+        o["metadata"]["name"] for o in objects or demo_objects() if o.get("kind") == "LocalQueue"
+    }
+    trace: list[tuple[int, Obj]] = []
+    for cls in (c for c in CLASSES if c.team in teams):
+        count = _poisson(rng, cls.per_day * days)
+        for index in range(count):
+            at = start_ms + _arrival_offset(rng, days)
+            trace.extend(_arrivals(rng, cls, at, index))
+    trace.sort(
+        key=lambda item: (item[0], item[1]["metadata"]["namespace"], item[1]["metadata"]["name"])
+    )
+    return trace
+
+
+def _poisson(rng: random.Random, mean: float) -> int:
+    return max(0, round(rng.gauss(mean, mean**0.5)))
+
+
+def _arrival_offset(rng: random.Random, days: float) -> int:
+    """Three quarters of the work arrives between 08:00 and 20:00 UTC."""
+    span = int(days * DAY_MS)
+    day = rng.randrange(max(1, math.ceil(days)))
+    hour = rng.uniform(8, 20) if rng.random() < 0.75 else rng.uniform(0, 24)
+    offset = int(day * DAY_MS + hour * 3_600_000)
+    if offset >= span:  # a partial last day: anywhere in what is left
+        offset = int(rng.uniform(0, span))
+    return offset // 1000 * 1000
+
+
+def _arrivals(rng: random.Random, cls: WorkloadClass, at: int, index: int) -> list[tuple[int, Obj]]:
+    out = []
+    for trial in range(cls.sweep):
+        minutes = rng.randint(*cls.minutes)
+        stamp = f"{(at // 1000) % 10_000_000:07d}"
+        name = f"{cls.name}-{stamp}-{index}" + (f"-t{trial:02d}" if cls.sweep > 1 else "")
+        build = notebook if cls.notebook else job
+        out.append((at + trial * 1000, build(cls, name, minutes * 60_000)))
+    return out
+
+
+def _pod_template(cls: WorkloadClass) -> Obj:
+    container = {
+        "name": "notebook" if cls.notebook else "trainer",
+        "image": "registry.example.com/ml/pytorch:2.4",
+        "resources": {
+            "requests": {cls.resource: str(cls.gpus)},
+            "limits": {cls.resource: str(cls.gpus)},
+        },
+    }
+    spec: Obj = {"containers": [container]}
+    if not cls.notebook:
+        spec["restartPolicy"] = "Never"
+    if cls.selector:
+        spec["nodeSelector"] = {"gpu.nvidia.com/class": cls.selector}
+    return {"metadata": {"labels": {"app": cls.name}}, "spec": spec}
+
+
+def _metadata(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:
+    annotations = {
+        "simcluster/duration": format_duration(duration_ms),
+        "simcluster/utilization": cls.utilization,
+    }
+    if cls.checkpoint:
+        annotations["simcluster/checkpoint-interval"] = cls.checkpoint
+    labels = {
+        "kueue.x-k8s.io/queue-name": cls.team,
+        "kueue.x-k8s.io/priority-class": cls.tier,
+        "team": cls.team,
+    }
+    return {
+        "name": name,
+        "namespace": f"team-{cls.team}",
+        "labels": labels,
+        "annotations": annotations,
+    }
+
+
+def job(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:
+    spec = {
+        "parallelism": cls.pods,
+        "completions": cls.pods,
+        "suspend": True,
+        "backoffLimit": 0,
+        "template": _pod_template(cls),
+    }
+    if cls.pods > 1:
+        spec["completionMode"] = "Indexed"
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": _metadata(cls, name, duration_ms),
+        "spec": spec,
+    }
+
+
+def notebook(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:
+    template = _pod_template(cls)
+    template["metadata"]["labels"]["notebook"] = name
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": _metadata(cls, name, duration_ms),
+        "spec": {
+            "replicas": 1,
+            "serviceName": name,
+            "selector": {"matchLabels": {"notebook": name}},
+            "template": template,
+        },
+    }
+
+
+# ----- replay through a live controller ----------------------------------------------
+
+
+def seed_history(
+    controller: Any,
+    days: float = 7,
+    *,
+    seed: int = 1,
+    objects: list[Obj] | None = None,
+    until_ms: int | None = None,
+) -> int:
+    """Build the cluster's past ``days`` through ``controller`` (virtual clock); returns workloads submitted.
+
+    The controller's clock must be virtual and set to the start of the period.
+    """
+    from simcluster.controller.submit import Submitter
+
+    submit = Submitter(controller)
+    catalogue = objects or demo_objects()
+    for obj in catalogue + nodes_for(catalogue + submit.existing_nodes()):
+        submit.ensure(obj)
+    start = controller.clock.now_ms()
+    end = until_ms if until_ms is not None else start + int(days * DAY_MS)
+    trace = generate_week(catalogue, days=days, seed=seed, start_ms=start)
+    submitted = 0
+    for at, obj in trace:
+        if at <= end:
+            controller.advance_to(at, publish_queues=False)
+            submit.ensure(obj)
+            submitted += 1
+    controller.advance_to(end)
+    return submitted
+
+
+class Trickle:
+    """New demo jobs every ``20-60 s`` of real time (a thread; ``stop()`` ends it)."""
+
+    def __init__(
+        self, controller: Any, *, seed: int = 2, interval: tuple[float, float] = (20, 60)
+    ) -> None:
+        from simcluster.controller.submit import Submitter
+
+        self._submit = Submitter(controller)
+        self._clock: Callable[[], int] = controller.clock.now_ms
+        self._rng = random.Random(seed)
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="simcluster-trickle", daemon=True)
+
+    def start(self) -> Trickle:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        index = 0
+        while not self._stop.wait(self._rng.uniform(*self._interval)):
+            index += 1
+            cls = self._rng.choice([c for c in CLASSES if c.sweep == 1])
+            for _at, obj in _arrivals(self._rng, cls, self._clock(), index):
+                obj["metadata"]["name"] = f"live-{obj['metadata']['name']}"
+                self._submit.ensure(obj)
