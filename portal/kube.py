@@ -9,6 +9,7 @@ already classified as temporary (retry with backoff) or permanent (show it).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -18,6 +19,9 @@ from django.conf import settings
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
+
+from portal import rbac
+from portal.observability import metrics
 
 FIELD_MANAGER = "quartermaster"
 MERGE_PATCH = "application/merge-patch+json"
@@ -99,7 +103,14 @@ def _configuration() -> k8s_client.Configuration:
 
 
 class KubeClient:
-    """A thin JSON client for any resource; one per reconcile run."""
+    """A thin JSON client for any resource; one per reconcile run.
+
+    Only calls declared in ``portal.rbac`` go out (the deployed ClusterRole grants
+    exactly those); test helpers that play the cluster's other users turn
+    ``enforce_rbac`` off.
+    """
+
+    enforce_rbac = True
 
     def __init__(self, configuration: k8s_client.Configuration | None = None):
         self._api = k8s_client.ApiClient(configuration or _configuration())
@@ -128,6 +139,69 @@ class KubeClient:
         body = self._call("GET", ref, "list", ref.path(), query=query)
         return [{**item, "apiVersion": ref.api_version, "kind": ref.kind} for item in body["items"]]
 
+    def list_with_version(
+        self, ref: ResourceRef, *, label_selector: str = ""
+    ) -> tuple[list[dict], str]:
+        """Items and the list's ``resourceVersion`` (where a watch should start)."""
+        query = {"labelSelector": label_selector} if label_selector else {}
+        body = self._call("GET", ref, "list", ref.path(), query=query)
+        items = [{**i, "apiVersion": ref.api_version, "kind": ref.kind} for i in body["items"]]
+        return items, (body.get("metadata") or {}).get("resourceVersion", "")
+
+    def watch(
+        self,
+        ref: ResourceRef,
+        *,
+        resource_version: str = "",
+        timeout_seconds: int = 60,
+        label_selector: str = "",
+    ) -> Iterator[dict]:
+        """Stream ``{"type", "object"}`` events until the server ends the stream.
+
+        Bookmarks are requested. A 410 (too old resource version, as a status or an
+        ERROR event) raises ``KubeError`` with ``code == 410``; a dropped connection
+        raises a transient ``KubeError`` (code 0). ``portal.watching`` builds the
+        resumable loop on top of this.
+        """
+        query = {"watch": "true", "allowWatchBookmarks": "true"}
+        query["timeoutSeconds"] = str(max(1, int(timeout_seconds)))
+        if resource_version:
+            query["resourceVersion"] = resource_version
+        if label_selector:
+            query["labelSelector"] = label_selector
+        resource = f"{ref.plural}.{ref.group}" if ref.group else ref.plural
+        if self.enforce_rbac and not rbac.is_allowed(ref.group, ref.plural, "watch"):
+            raise _undeclared(ref, ref.plural, "watch", resource)
+        response = self._open(ref.path(), query, timeout_seconds + self._timeout, resource)
+        try:
+            for line in _lines(response, resource):
+                event = json.loads(line)
+                if event.get("type") == "ERROR":
+                    status = event.get("object") or {}
+                    code = int(status.get("code") or 500)
+                    raise _error(code, json.dumps(status).encode(), "watch", resource)
+                yield event
+        finally:
+            response.release_conn()
+
+    def _open(self, path: str, query: dict, read_timeout: float, resource: str):
+        url_path = f"{path}?{urlencode(query)}"
+        headers = {"Accept": "application/json"}
+        _, url, headers, _, _ = self._api.param_serialize(
+            "GET", url_path, header_params=headers, auth_settings=["BearerToken"]
+        )
+        try:
+            response = self._api.call_api(
+                "GET", url, headers, None, _request_timeout=(self._timeout, read_timeout)
+            )
+        except (urllib3.exceptions.HTTPError, OSError) as exc:
+            raise KubeError(
+                code=0, reason="Unreachable", message=str(exc), verb="watch", resource=resource
+            ) from None
+        if not 200 <= response.status < 300:
+            raise _error(response.status, response.read(), "watch", resource)
+        return response.response
+
     def create(self, ref: ResourceRef, obj: dict) -> dict:
         namespace = obj["metadata"].get("namespace", "")
         return self._call("POST", ref, "create", ref.path(namespace), body=obj)
@@ -137,10 +211,17 @@ class KubeClient:
         path = ref.path(namespace, name)
         return self._call("PATCH", ref, "patch", path, body=patch, content_type=MERGE_PATCH)
 
-    def delete(self, ref: ResourceRef, name: str, namespace: str = "") -> None:
-        """Delete; an object that is already gone counts as deleted."""
+    def delete(
+        self, ref: ResourceRef, name: str, namespace: str = "", *, propagation: str = ""
+    ) -> None:
+        """Delete; an object that is already gone counts as deleted.
+
+        ``propagation`` (``Background``/``Foreground``/``Orphan``) picks what happens to
+        dependants; batch/v1 Jobs orphan their pods unless told otherwise.
+        """
+        query = {"propagationPolicy": propagation} if propagation else None
         try:
-            self._call("DELETE", ref, "delete", ref.path(namespace, name))
+            self._call("DELETE", ref, "delete", ref.path(namespace, name), query=query)
         except KubeError as exc:
             if exc.code != 404:
                 raise
@@ -156,6 +237,10 @@ class KubeClient:
         body: Any = None,
         content_type: str = "application/json",
     ) -> Any:
+        resource = f"{ref.plural}.{ref.group}" if ref.group else ref.plural
+        rbac_resource = _rbac_resource(ref, path)
+        if self.enforce_rbac and not rbac.is_allowed(ref.group, rbac_resource, verb):
+            raise _undeclared(ref, rbac_resource, verb, resource)
         query = dict(query or {})
         if method in ("POST", "PATCH"):
             query["fieldManager"] = FIELD_MANAGER
@@ -164,19 +249,60 @@ class KubeClient:
         _, url, headers, body, _ = self._api.param_serialize(
             method, url_path, header_params=headers, body=body, auth_settings=["BearerToken"]
         )
-        resource = f"{ref.plural}.{ref.group}" if ref.group else ref.plural
         try:
-            response = self._api.call_api(
-                method, url, headers, body, _request_timeout=self._timeout
-            )
-            data = response.read()
+            with metrics.KUBE_REQUEST_DURATION.labels(ref.group, rbac_resource, verb).time():
+                response = self._api.call_api(
+                    method, url, headers, body, _request_timeout=self._timeout
+                )
+                data = response.read()
         except (urllib3.exceptions.HTTPError, OSError) as exc:
+            metrics.KUBE_REQUESTS.labels(ref.group, rbac_resource, verb, "0").inc()
             raise KubeError(
                 code=0, reason="Unreachable", message=str(exc), verb=verb, resource=resource
             ) from None
+        metrics.KUBE_REQUESTS.labels(ref.group, rbac_resource, verb, str(response.status)).inc()
         if not 200 <= response.status < 300:
             raise _error(response.status, data, verb, resource)
         return json.loads(data) if data else None
+
+
+def _rbac_resource(ref: ResourceRef, path: str) -> str:
+    """``plural``, or ``plural/subresource`` when the path goes below an object's name."""
+    tail = path.split("?", 1)[0].split(f"/{ref.plural}/", 1)
+    if len(tail) == 2 and "/" in tail[1]:
+        return f"{ref.plural}/{tail[1].split('/', 1)[1]}"
+    return ref.plural
+
+
+def _undeclared(ref: ResourceRef, rbac_resource: str, verb: str, resource: str) -> KubeError:
+    return KubeError(
+        code=403,
+        reason="Undeclared",
+        message=(
+            f"{verb} {rbac_resource} (group {ref.group or 'core'!r}) is not declared in "
+            "portal/rbac.py; add it there and regenerate the ClusterRole"
+        ),
+        verb=verb,
+        resource=resource,
+    )
+
+
+def _lines(response, resource: str) -> Iterator[bytes]:
+    """Newline-delimited JSON lines of a streamed (chunked) response."""
+    buffer = b""
+    try:
+        for chunk in response.stream(65536):
+            buffer += chunk
+            while b"\n" in buffer:
+                line, buffer = buffer.split(b"\n", 1)
+                if line.strip():
+                    yield line
+    except (urllib3.exceptions.HTTPError, OSError) as exc:
+        raise KubeError(
+            code=0, reason="Disconnected", message=str(exc), verb="watch", resource=resource
+        ) from None
+    if buffer.strip():
+        yield buffer
 
 
 def _error(code: int, data: bytes, verb: str, resource: str) -> KubeError:

@@ -1,8 +1,9 @@
 """Writes through the API server's own verbs, as a real controller's client would.
 
 Every write goes through ``operations.Cluster`` (validation, defaults,
-managedFields, watch events) and is counted in the server's request counters,
-so "a no-op tick writes nothing" is observable at ``/simcluster/counters``.
+managedFields, watch events) and is counted in the server's request counters
+under ``controller``, so "a no-op tick writes nothing" is observable at
+``/simcluster/counters`` apart from what API clients do.
 The resourceVersions of our own writes are remembered so the controller can
 skip its own echoes in the store's event stream.
 """
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simcluster.server import errors, resources
-from simcluster.server.hooks import Counters, RequestInfo
+from simcluster.server.hooks import CONTROLLER, Counters, RequestInfo
 from simcluster.server.operations import Cluster
 from simcluster.server.patch import JSON_PATCH, MERGE_PATCH
 from simcluster.server.resources import ResourceType
@@ -85,11 +86,10 @@ class Writer:
 
     def _run(self, verb: str, target: Target, call: Callable[[], Result]) -> Obj | None:
         rtype = target.rtype
-        self.counters.record(
-            RequestInfo(
-                verb, rtype.group, rtype.plural, target.subresource, target.namespace, target.name
-            )
+        info = RequestInfo(
+            verb, rtype.group, rtype.plural, target.subresource, target.namespace, target.name
         )
+        self.counters.record(info, client=CONTROLLER)
         self.writes += 1
         try:
             result = call()

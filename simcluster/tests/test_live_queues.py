@@ -81,7 +81,7 @@ def test_a_quiet_tick_writes_nothing(live, hooks, core, batch, custom):
     advance(hooks, 30)
 
     _, counters = hooks.call("GET", "counters")
-    assert counters["writes"] == 0, counters["requests"]
+    assert counters["controller"]["writes"] == 0, counters["controller"]["requests"]
 
 
 def test_kubectl_lists_live_workloads(live, hooks, core, batch, custom, kubectl):

@@ -47,8 +47,12 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: fl
 
 
 class SimCluster:
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, *, controller: bool = True, clock: str = "real"):
         self.workdir = workdir
+        # Without the controller the server is a bare API server: tests that
+        # fabricate Kueue's status by hand need nobody else writing it.
+        self.controller = controller
+        self.clock = clock
         self.kubeconfig = workdir / "kubeconfig"
         self.snapshot = workdir / "simcluster.json"
         self.port = 0
@@ -57,6 +61,7 @@ class SimCluster:
     def start(self) -> SimCluster:
         argv = [sys.executable, "-m", "simcluster", "serve", "--port", str(self.port)]
         argv += ["--kubeconfig-out", str(self.kubeconfig), "--snapshot", str(self.snapshot)]
+        argv += ["--clock", self.clock] if self.controller else ["--no-controller"]
         errors = open(self.workdir / "simcluster.err", "a")  # noqa: SIM115 (child keeps it)
         self.process = subprocess.Popen(
             argv, cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True
@@ -104,7 +109,10 @@ class SimCluster:
         from django.test import override_settings
 
         with override_settings(KUBECONFIG=str(self.kubeconfig)):
-            return KubeClient(_configuration())
+            client = KubeClient(_configuration())
+        # The tests also play Kueue and other users (workloads, status): not the portal's RBAC.
+        client.enforce_rbac = False
+        return client
 
     def get(self, kind: str, name: str, namespace: str = "", version: str = "v1beta2"):
         with self.client() as kube:

@@ -21,8 +21,8 @@ def pytest_configure(config):
 
 @pytest.fixture
 def cluster(tmp_path, settings):
-    """A fresh simulated cluster subprocess; the portal is pointed at it."""
-    sim = SimCluster(tmp_path).start()
+    """A fresh simulated API server subprocess (no Kueue controller); the portal is pointed at it."""
+    sim = SimCluster(tmp_path, controller=False).start()
     settings.KUBECONFIG = str(sim.kubeconfig)
     settings.QM_CLUSTER_SYNC = True
     settings.KUEUE_API_VERSION = "v1beta2"

@@ -1,0 +1,37 @@
+"""Reports API: the stored weekly snapshots, narrowed to the caller's teams."""
+
+from __future__ import annotations
+
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from apps.reports.models import WeeklyReport
+from apps.reports.views import scoped_report, team_slugs
+from apps.reports.visibility import scoped_totals
+
+
+class WeekSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WeeklyReport
+        fields = ["week", "built_at"]
+
+
+class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
+    """``/api/v1/reports/`` lists stored weeks; ``/api/v1/reports/2026-W47/`` is one report."""
+
+    serializer_class = WeekSerializer
+    lookup_field = "week"
+    lookup_value_regex = r"\d{4}-W\d{2}"
+
+    def get_queryset(self):
+        return WeeklyReport.objects.visible_to(self.request.user).only("week", "built_at")
+
+    def retrieve(self, request, week=None):
+        return Response({"week": week, **scoped_report(request, week)})
+
+    @action(detail=False)
+    def trend(self, request):
+        teams = team_slugs(request.user)
+        rows = self.get_queryset().values_list("week", "totals")[:52]
+        return Response([{"week": w, **scoped_totals(t, teams)} for w, t in reversed(rows)])

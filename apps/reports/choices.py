@@ -1,0 +1,54 @@
+"""Enumerations of the reports domain."""
+
+from django.db import models
+
+
+class Transition(models.TextChoices):
+    """One step in a Workload's life, as recorded from its status conditions."""
+
+    CREATED = "created", "Created"
+    PENDING = "pending", "Pending (not admitted, with a reason)"
+    QUOTA_RESERVED = "quota_reserved", "Quota reserved"
+    ADMITTED = "admitted", "Admitted"
+    EVICTED = "evicted", "Evicted"
+    PREEMPTED = "preempted", "Preempted"
+    REQUEUED = "requeued", "Requeued"
+    CHECKPOINT = "checkpoint", "Checkpoint written"
+    FINISHED = "finished", "Finished"
+    DELETED = "deleted", "Deleted"
+
+    @classmethod
+    def run_ends(cls) -> tuple[str, ...]:
+        """Transitions that end an admitted run."""
+        return (cls.EVICTED, cls.FINISHED, cls.DELETED)
+
+
+class Outcome(models.TextChoices):
+    PENDING = "pending", "Pending"
+    RUNNING = "running", "Admitted"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    DELETED = "deleted", "Deleted before finishing"
+
+    @classmethod
+    def active_values(cls) -> tuple[str, ...]:
+        return (cls.PENDING, cls.RUNNING)
+
+    @classmethod
+    def terminal_values(cls) -> tuple[str, ...]:
+        return (cls.SUCCEEDED, cls.FAILED, cls.DELETED)
+
+
+class SizeClass(models.TextChoices):
+    """Job-size classes of the weekly report (GPUs requested, summed over pods)."""
+
+    ONE = "1", "1 GPU"
+    SMALL = "2-4", "2–4 GPUs"
+    NODE = "8", "5–8 GPUs (one node)"
+    MULTI_NODE = "multi-node", "More than 8 GPUs or several pods with GPUs"
+    NONE = "0", "No GPU"
+
+
+# Kueue condition reasons (QuotaReserved=False) that mean "no feasible placement
+# although quota may be there" — the fragmentation panel counts these.
+PLACEMENT_REASONS = frozenset({"TopologyPlacementFailed", "NoMatchingFlavor", "Unschedulable"})

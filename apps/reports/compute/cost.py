@@ -1,0 +1,60 @@
+"""Chargeback: GPU cost per team, idle reserved quota, cost per useful GPU-hour.
+
+* GPU cost = Σ GPU-hours on a flavor × that flavor's $/GPU-hour (OpenCost or the
+  portal's price table). Flavors without any price are listed as unpriced.
+* Total = GPU cost + the team's non-GPU cost from OpenCost when known.
+* Idle reserved-pool cost = Σ flavors max(0, nominal × hours − GPU-hours used on
+  that flavor) × price: what the team's guaranteed quota cost while unused.
+* Cost per useful GPU-hour = GPU cost ÷ used (utilisation-weighted) GPU-hours.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from apps.reports.compute.records import WeekInput, gpu_hours
+
+
+def team_rows(week: WeekInput, utilisation: list[dict]) -> list[dict]:
+    used = {row["team"]: row["used_gpu_hours"] for row in utilisation}
+    hours: dict[tuple[str, str], float] = defaultdict(float)
+    for run in week.runs:
+        hours[(run.team, run.flavor)] += gpu_hours(run, week)
+    nominal: dict[tuple[str, str], float] = defaultdict(float)
+    for q in week.quotas:
+        if q.team:
+            nominal[(q.team, q.flavor)] += q.nominal
+    teams = sorted({t for t, _ in hours} | {t for t, _ in nominal})
+    return [_team_row(team, hours, nominal, used.get(team, 0.0), week) for team in teams]
+
+
+def _team_row(team, hours, nominal, used: float, week: WeekInput) -> dict:
+    gpu_cost, idle_cost, unpriced = 0.0, 0.0, set()
+    flavors = {f for t, f in hours if t == team} | {f for t, f in nominal if t == team}
+    for flavor in flavors:
+        price = week.prices.get(flavor)
+        spent = hours.get((team, flavor), 0.0)
+        if price is None:
+            if spent or nominal.get((team, flavor)):
+                unpriced.add(flavor)
+            continue
+        gpu_cost += spent * price.usd_per_gpu_hour
+        reserved = nominal.get((team, flavor), 0.0) * week.hours
+        idle_cost += max(0.0, reserved - spent) * price.usd_per_gpu_hour
+    other = week.other_costs.get(team)
+    return {
+        "team": team,
+        "gpu_cost": gpu_cost,
+        "other_cost": other,
+        "total_cost": gpu_cost + (other or 0.0),
+        "idle_reserved_cost": idle_cost,
+        "cost_per_useful_gpu_hour": gpu_cost / used if used else None,
+        "unpriced_flavors": sorted(unpriced),
+    }
+
+
+def price_rows(week: WeekInput) -> list[dict]:
+    return [
+        {"flavor": f, "usd_per_gpu_hour": p.usd_per_gpu_hour, "source": p.source}
+        for f, p in sorted(week.prices.items())
+    ]

@@ -1,0 +1,126 @@
+"""The plain records every section computes over. Times are Unix seconds (float)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Run:
+    """One admitted interval of a workload: admission until eviction/finish/deletion.
+
+    ``end`` is None while still admitted. ``checkpoint`` is the newest checkpoint
+    the job reported inside the run (None when it never reported one).
+    """
+
+    uid: str
+    team: str
+    queue: str
+    tier: str
+    size: str
+    flavor: str
+    gpus: int
+    start: float
+    end: float | None = None
+    preempted: bool = False
+    preempt_reason: str = ""
+    preemptor_uid: str = ""
+    checkpoint: float | None = None
+    notebook: bool = False
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Time from creation (``initial``) or a requeue (``requeue``) to the next admission.
+
+    ``end`` is None while the workload is still waiting.
+    """
+
+    uid: str
+    team: str
+    queue: str
+    tier: str
+    size: str
+    start: float
+    end: float | None
+    kind: str = "initial"
+
+
+@dataclass(frozen=True)
+class PendingSpan:
+    """A stretch during which a workload waited with a given QuotaReserved=False reason."""
+
+    uid: str
+    gpus: int
+    reason: str
+    start: float
+    end: float | None
+
+
+@dataclass(frozen=True)
+class QueueQuota:
+    """Nominal GPUs of one queue on one flavor, with its limits and fair-sharing weight."""
+
+    queue: str
+    team: str
+    cohort: str
+    flavor: str
+    nominal: float
+    lending_limit: float | None = None
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class UsageFact:
+    """DCGM summary of one workload in the week (None: no data)."""
+
+    util: float | None = None
+    memory_mib: float | None = None
+    power_watts: float | None = None
+    energy_kwh: float | None = None
+
+
+@dataclass(frozen=True)
+class Price:
+    usd_per_gpu_hour: float
+    source: str  # "opencost", "price-table"
+
+
+@dataclass
+class WeekInput:
+    """Everything one week's report needs."""
+
+    start: float
+    end: float
+    runs: list[Run] = field(default_factory=list)
+    waits: list[Wait] = field(default_factory=list)
+    pending: list[PendingSpan] = field(default_factory=list)
+    quotas: list[QueueQuota] = field(default_factory=list)
+    capacity: dict[str, float] = field(default_factory=dict)
+    prices: dict[str, Price] = field(default_factory=dict)
+    usage: dict[str, UsageFact] = field(default_factory=dict)
+    owners: dict[str, tuple[str, str]] = field(default_factory=dict)
+    other_costs: dict[str, float] = field(default_factory=dict)
+    half_life_hours: float = 168.0
+    now: float | None = None
+
+    @property
+    def horizon(self) -> float:
+        """Where open intervals stop: the week's end, or now for the current week."""
+        return self.end if self.now is None else min(self.end, self.now)
+
+    @property
+    def hours(self) -> float:
+        return (self.end - self.start) / HOUR
+
+
+def clip(start: float, end: float | None, lo: float, hi: float) -> float:
+    """Seconds of [start, end) inside [lo, hi); an open end runs to ``hi``."""
+    stop = hi if end is None else min(end, hi)
+    return max(0.0, stop - max(start, lo))
+
+
+def gpu_hours(run: Run, week: WeekInput) -> float:
+    return run.gpus * clip(run.start, run.end, week.start, week.horizon) / HOUR

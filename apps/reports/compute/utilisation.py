@@ -1,0 +1,51 @@
+"""Allocated vs used GPU-hours.
+
+Used GPU-hours of a run = allocated GPU-hours × the workload's mean GPU busy
+ratio that week (DCGM). Runs without DCGM data count as allocated but not as
+measured; ``coverage`` says how much of the allocation had data. Idle = measured
+allocation − used; notebooks are shown on their own because they idle most.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from apps.reports.compute.records import WeekInput, gpu_hours
+
+FIELDS = (
+    "allocated_gpu_hours",
+    "measured_gpu_hours",
+    "used_gpu_hours",
+    "idle_gpu_hours",
+    "notebook_idle_gpu_hours",
+    "energy_kwh",
+)
+
+
+def team_rows(week: WeekInput) -> list[dict]:
+    rows: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0.0))
+    energy_seen: set[str] = set()
+    for run in week.runs:
+        row = rows[run.team]
+        hours = gpu_hours(run, week)
+        row["allocated_gpu_hours"] += hours
+        usage = week.usage.get(run.uid)
+        if usage is not None and usage.util is not None:
+            row["measured_gpu_hours"] += hours
+            row["used_gpu_hours"] += hours * usage.util
+            row["idle_gpu_hours"] += hours * (1 - usage.util)
+            if run.notebook:
+                row["notebook_idle_gpu_hours"] += hours * (1 - usage.util)
+        if usage is not None and usage.energy_kwh and run.uid not in energy_seen:
+            energy_seen.add(run.uid)  # energy is per workload-week, not per run
+            row["energy_kwh"] += usage.energy_kwh
+    return [{"team": team, **_with_ratios(rows[team])} for team in sorted(rows)]
+
+
+def _with_ratios(row: dict[str, float]) -> dict:
+    allocated, measured = row["allocated_gpu_hours"], row["measured_gpu_hours"]
+    return {
+        **row,
+        "coverage": measured / allocated if allocated else None,
+        "utilisation": row["used_gpu_hours"] / measured if measured else None,
+    }

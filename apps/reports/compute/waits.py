@@ -1,0 +1,91 @@
+"""Wait times and starvation.
+
+A wait counts in the week its admission falls in (Kueue observes its histogram at
+admission too). Each requeue starts a new wait. Groups: the whole cluster, and
+per team, queue, priority tier and job-size class.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from apps.reports.compute.records import Wait, WeekInput
+from apps.reports.compute.stats import summarize
+
+DIMENSIONS = ("team", "queue", "tier", "size")
+
+
+def completed_waits(week: WeekInput) -> list[Wait]:
+    return [w for w in week.waits if w.end is not None and week.start <= w.end < week.horizon]
+
+
+def wait_table(week: WeekInput) -> list[dict]:
+    """One row per (dimension, value), plus ``all``; seconds."""
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    queue_team: dict[str, str] = {}
+    for w in completed_waits(week):
+        seconds = w.end - w.start
+        queue_team[w.queue] = w.team
+        groups[("all", "")].append(seconds)
+        for dim in DIMENSIONS:
+            groups[(dim, getattr(w, dim))].append(seconds)
+    owner = {"team": lambda key: key, "queue": queue_team.get}
+    return [
+        {
+            "dimension": dim,
+            "key": key,
+            "team": owner.get(dim, lambda _: "")(key) or "",
+            **summarize(values),
+        }
+        for (dim, key), values in sorted(groups.items())
+    ]
+
+
+def requeue_table(week: WeekInput) -> list[dict]:
+    """Waits after a requeue only, per queue."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for w in completed_waits(week):
+        if w.kind == "requeue":
+            groups[w.queue].append(w.end - w.start)
+    return [{"queue": q, **summarize(v)} for q, v in sorted(groups.items())]
+
+
+def starvation(week: WeekInput) -> list[dict]:
+    """Per queue: the longest wait that ended this week and the oldest one still open."""
+    rows: dict[str, dict] = {}
+    for w in week.waits:
+        row = rows.setdefault(w.queue, _empty_starvation(w))
+        if w.end is not None and week.start <= w.end < week.horizon:
+            if w.end - w.start > row["longest_wait"]:
+                row.update(longest_wait=w.end - w.start, longest_uid=w.uid)
+        elif w.start < week.horizon and (w.end is None or w.end >= week.horizon):
+            age = week.horizon - w.start
+            if age > row["oldest_pending_age"]:
+                row.update(oldest_pending_age=age, oldest_pending_uid=w.uid)
+    return [rows[q] for q in sorted(rows)]
+
+
+def _empty_starvation(w: Wait) -> dict:
+    return {
+        "queue": w.queue,
+        "team": w.team,
+        "longest_wait": 0.0,
+        "longest_uid": "",
+        "oldest_pending_age": 0.0,
+        "oldest_pending_uid": "",
+    }
+
+
+def wait_cdf(week: WeekInput, points: int = 200) -> dict[str, list[list[float]]]:
+    """Per queue: up to ``points`` (wait seconds, cumulative fraction) pairs for the CDF chart."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for w in completed_waits(week):
+        groups[w.queue].append(w.end - w.start)
+    cdf = {}
+    for queue, values in sorted(groups.items()):
+        values.sort()
+        n = len(values)
+        stride = max(1, n // points)
+        idx = sorted({*range(0, n, stride), n - 1})
+        cdf[queue] = [[values[i], (i + 1) / n] for i in idx]
+    return cdf

@@ -1,0 +1,133 @@
+"""The one module that imports ``prometheus_api_client``: DCGM usage, OpenCost's
+price series and Kueue's wait histogram, with few aggregated range queries per week.
+
+Every query normalises dcgm-exporter's label spellings first: ``exported_namespace``
+/ ``exported_pod`` (a ServiceMonitor without honorLabels) replace ``namespace`` /
+``pod``, and ``Hostname`` (exporters up to 4.5.x) becomes ``hostname``. Failures
+come out as ``MetricsUnavailable`` with a reason a report can show.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import requests
+from django.conf import settings
+from prometheus_api_client import PrometheusApiClientException, PrometheusConnect
+from urllib3.util.retry import Retry
+
+BY = "namespace, pod, hostname"
+QUANTILES = (0.5, 0.9, 0.95, 0.99)
+
+
+class MetricsUnavailable(Exception):
+    """Prometheus is not configured, unreachable or refused the query."""
+
+
+@dataclass(frozen=True)
+class Series:
+    namespace: str
+    pod: str
+    hostname: str
+    points: tuple[tuple[float, float], ...]
+
+
+def normalised(selector: str) -> str:
+    """``selector`` with exported_* and Hostname folded into namespace/pod/hostname."""
+    expr = selector
+    for target, source in (
+        ("namespace", "exported_namespace"),
+        ("pod", "exported_pod"),
+        ("hostname", "Hostname"),
+    ):
+        expr = f'label_replace({expr}, "{target}", "$1", "{source}", "(.+)")'
+    return expr
+
+
+def usage_queries() -> dict[str, str]:
+    """One aggregated range query per quantity (never one per workload)."""
+    mig = normalised('DCGM_FI_PROF_GR_ENGINE_ACTIVE{GPU_I_PROFILE!=""}')
+    return {
+        "util": f"avg by ({BY}) ({normalised('DCGM_FI_DEV_GPU_UTIL')}) / 100",
+        "mig_util": f"avg by ({BY}) ({mig})",
+        "memory_mib": f"sum by ({BY}) ({normalised('DCGM_FI_DEV_FB_USED')})",
+        "power_watts": f"sum by ({BY}) ({normalised('DCGM_FI_DEV_POWER_USAGE')})",
+    }
+
+
+def price_queries() -> dict[str, str]:
+    """OpenCost: $/h and GPUs per pod (its series carry namespace/pod; join on node)."""
+    cost = "container_gpu_allocation * on (node) group_left() avg by (node) (node_gpu_hourly_cost)"
+    return {
+        "gpu_cost_rate": f"sum by (namespace, pod) ({normalised(cost)})",
+        "gpu_allocation": f"sum by (namespace, pod) ({normalised('container_gpu_allocation')})",
+    }
+
+
+def _connect() -> PrometheusConnect:
+    url = settings.PROMETHEUS_URL
+    if not url:
+        raise MetricsUnavailable("PROMETHEUS_URL is not set")
+    # No retries: a week's report should say "Prometheus down" quickly, not after 6 s × N.
+    return PrometheusConnect(
+        url=url, retry=Retry(total=0), timeout=settings.QM_PROMETHEUS_TIMEOUT_SECONDS
+    )
+
+
+def _run(call, *args, **kwargs):
+    try:
+        return call(*args, **kwargs)
+    except PrometheusApiClientException as exc:
+        raise MetricsUnavailable(f"Prometheus refused the query: {exc}") from None
+    except (requests.RequestException, OSError) as exc:
+        raise MetricsUnavailable(
+            f"Prometheus unreachable at {settings.PROMETHEUS_URL}: {exc}"
+        ) from None
+
+
+def _series(result: list[dict]) -> list[Series]:
+    out = []
+    for item in result:
+        labels = item.get("metric") or {}
+        points = tuple((float(t), float(v)) for t, v in item.get("values") or ())
+        out.append(
+            Series(
+                labels.get("namespace", ""),
+                labels.get("pod", ""),
+                labels.get("hostname", ""),
+                points,
+            )
+        )
+    return out
+
+
+def range_series(
+    queries: dict[str, str], start: datetime, end: datetime
+) -> dict[str, list[Series]]:
+    """Run each range query over [start, end] at ``QM_PROMETHEUS_STEP_SECONDS``."""
+    client = _connect()
+    step = f"{settings.QM_PROMETHEUS_STEP_SECONDS}s"
+    return {
+        name: _series(_run(client.custom_query_range, query, start, end, step))
+        for name, query in queries.items()
+    }
+
+
+def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:
+    """What Kueue's own histogram says per ClusterQueue (and ``""`` for all) over the week."""
+    client = _connect()
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    buckets = f"increase(kueue_admission_wait_time_seconds_bucket[{window}])"
+    answers: dict[str, dict[str, float]] = {}
+    for q in QUANTILES:
+        key = f"p{round(q * 100)}"
+        for by in ("le, cluster_queue", "le"):
+            query = f"histogram_quantile({q}, sum by ({by}) ({buckets}))"
+            result = _run(client.custom_query, query, params={"time": end.timestamp()})
+            for item in result:
+                value = float(item["value"][1])
+                if value == value:  # NaN: no admissions in the window
+                    queue = item["metric"].get("cluster_queue", "")
+                    answers.setdefault(queue, {})[key] = value
+    return answers

@@ -1,0 +1,183 @@
+"""Writing admission history: the recorder's only way into the database."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from apps.queues.models import TeamNamespace
+from apps.reports import extract
+from apps.reports.choices import Outcome, Transition
+from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
+
+# Kubernetes event types the recorder handles; others (BOOKMARK, SYNCED) carry no workload.
+OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
+
+
+@transaction.atomic
+def record_workload_events(events: list[tuple[str, dict]], *, at: datetime | None = None) -> int:
+    """Store the transitions a batch of watch events shows; returns rows added.
+
+    Idempotent: transitions are unique per (workload, type, time), so replays and
+    relists add nothing. ``at`` stamps deletions (default: now).
+    """
+    teams = dict(TeamNamespace.objects.values_list("name", "team_id"))
+    added = 0
+    for kind, obj in events:
+        if kind in OBJECT_EVENTS and (obj.get("metadata") or {}).get("uid"):
+            added += _record_one(kind, obj, teams, at or timezone.now())
+    return added
+
+
+def _record_one(kind: str, obj: dict, teams: dict[str, int], at: datetime) -> int:
+    facts = extract.workload_facts(obj)
+    record = _upsert_record(facts, obj, teams)
+    steps = extract.extract_transitions(obj)
+    if kind == "DELETED" and record.outcome not in Outcome.terminal_values():
+        stamp = extract.parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
+        steps.append(extract.TransitionFact(Transition.DELETED, stamp))
+    added = _insert(record, steps)
+    _refresh_summary(record, steps, obj)
+    return added
+
+
+def _upsert_record(facts: extract.WorkloadFacts, obj: dict, teams: dict[str, int]):
+    team_id = teams.get(facts.namespace)
+    defaults = {
+        "namespace": facts.namespace,
+        "name": facts.name,
+        "owner_kind": facts.owner_kind,
+        "owner_name": facts.owner_name,
+        "team_id": team_id,
+        "local_queue": facts.local_queue,
+        "priority": facts.priority,
+        "priority_class": facts.priority_class,
+        "pod_count": facts.pod_count,
+        "gpus": facts.gpus,
+        "size_class": extract.size_class(facts.gpus),
+        "created_at": facts.created_at,
+    }
+    record, created = WorkloadRecord.objects.get_or_create(uid=facts.uid, defaults=defaults)
+    if created and team_id:
+        record.team_slug = record.team.slug
+        record.save(update_fields=["team_slug"])
+    return record
+
+
+def _insert(record: WorkloadRecord, steps: list[extract.TransitionFact]) -> int:
+    rows = [
+        WorkloadTransition(
+            workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message,
+            detail=s.detail,
+        )
+        for s in steps
+    ]  # fmt: skip
+    before = WorkloadTransition.objects.filter(workload=record).count()
+    WorkloadTransition.objects.bulk_create(rows, ignore_conflicts=True)
+    return WorkloadTransition.objects.filter(workload=record).count() - before
+
+
+def _refresh_summary(record: WorkloadRecord, steps, obj: dict) -> None:
+    """Keep the summary row in step with what the history now says."""
+    changes: dict = {}
+    flavors = extract.flavor_assignment(obj)
+    if flavors and flavors != record.gpus_by_flavor:
+        changes["gpus_by_flavor"] = flavors
+    queue = extract.cluster_queue(obj)
+    if queue and queue != record.cluster_queue:
+        changes["cluster_queue"] = queue
+    changes.update(_times(record, steps))
+    outcome = _outcome(record, steps)
+    if outcome != record.outcome:
+        changes["outcome"] = outcome
+    if changes:
+        WorkloadRecord.objects.filter(pk=record.pk).update(**changes)
+
+
+def _times(record: WorkloadRecord, steps) -> dict:
+    changes = {}
+    admitted = [s.at for s in steps if s.type == Transition.ADMITTED]
+    if admitted and (record.first_admitted_at is None or min(admitted) < record.first_admitted_at):
+        changes["first_admitted_at"] = min(admitted)
+    ends = [s.at for s in steps if s.type in (Transition.FINISHED, Transition.DELETED)]
+    if ends and record.finished_at is None:
+        changes["finished_at"] = min(ends)
+    checkpoints = [s.at for s in steps if s.type == Transition.CHECKPOINT]
+    if checkpoints and (
+        record.last_checkpoint_at is None or max(checkpoints) > record.last_checkpoint_at
+    ):
+        changes["last_checkpoint_at"] = max(checkpoints)
+    return changes
+
+
+def _outcome(record: WorkloadRecord, steps) -> str:
+    if record.outcome in (Outcome.SUCCEEDED, Outcome.FAILED):
+        return record.outcome
+    current = extract.outcome_of([s for s in steps if s.type != Transition.DELETED])
+    if current in (Outcome.SUCCEEDED, Outcome.FAILED):
+        return current
+    if any(s.type == Transition.DELETED for s in steps) or record.outcome == Outcome.DELETED:
+        return Outcome.DELETED
+    return current
+
+
+@transaction.atomic
+def mark_vanished(present_uids: set[str], *, at: datetime | None = None) -> int:
+    """After a relist: workloads we think alive but the cluster no longer has were deleted
+    while we were not watching. Returns how many."""
+    at = at or timezone.now()
+    gone = WorkloadRecord.objects.filter(outcome__in=Outcome.active_values()).exclude(
+        uid__in=present_uids
+    )
+    count = 0
+    for record in gone.select_for_update().order_by("pk"):
+        WorkloadTransition.objects.bulk_create(
+            [
+                WorkloadTransition(
+                    workload=record, type=Transition.DELETED, at=at, reason="Vanished"
+                )
+            ],
+            ignore_conflicts=True,
+        )
+        WorkloadRecord.objects.filter(pk=record.pk).update(outcome=Outcome.DELETED, finished_at=at)
+        count += 1
+    return count
+
+
+# ----- the recorder's cursor and lease ---------------------------------------------
+
+
+def cursor(name: str) -> WatchCursor:
+    return WatchCursor.objects.get_or_create(name=name)[0]
+
+
+def acquire_lease(name: str, owner: str, seconds: float) -> bool:
+    """Take the recorder lease unless another live owner holds it.
+
+    Race: two task runs starting together both read an expired lease; the
+    conditional UPDATE lets exactly one of them win (row count 1).
+    """
+    cursor(name)
+    now = timezone.now()
+    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=owner)
+    won = WatchCursor.objects.filter(free, name=name).update(
+        lease_owner=owner, lease_until=now + timedelta(seconds=seconds)
+    )
+    return won == 1
+
+
+def release_lease(name: str, owner: str) -> None:
+    WatchCursor.objects.filter(name=name, lease_owner=owner).update(
+        lease_owner="", lease_until=None
+    )
+
+
+def save_cursor(name: str, resource_version: str, *, events: int = 0, relisted: bool = False):
+    """Remember where to resume; ``events`` adds to the running count."""
+    changes: dict = {"resource_version": resource_version, "events_seen": F("events_seen") + events}
+    if relisted:
+        changes["last_relist_at"] = timezone.now()
+    WatchCursor.objects.filter(name=name).update(**changes)

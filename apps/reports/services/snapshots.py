@@ -1,0 +1,122 @@
+"""Building and storing a week's report snapshot (the pages only read snapshots)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from apps.reports import attribution, loading, opencost, prometheus
+from apps.reports.compute import report as assemble
+from apps.reports.compute.records import Price, WeekInput
+from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
+from apps.reports.services.usage import store_usage
+
+
+def build_weekly_report(week: str, *, now: datetime | None = None) -> WeeklyReport:
+    """Gather usage and prices (marking what is missing), compute, store. Safe to repeat."""
+    now = now or timezone.now()
+    data = loading.load_week(week, now=now, half_life_hours=settings.QM_REPORT_HALF_LIFE_HOURS)
+    gaps: list[dict] = []
+    fresh_prices = _collect_usage_and_prices(week, data, gaps)
+    data.prices = _prices(fresh_prices, data, gaps)
+    data.other_costs = _other_costs(data, gaps)
+    report = assemble.build(data, gaps)
+    _add_prometheus_quantiles(report, data, gaps)
+    report["gaps"] = gaps
+    return _store(week, report)
+
+
+def _candidates(data: WeekInput) -> list[attribution.Candidate]:
+    runs: dict[str, list] = {}
+    for r in data.runs:
+        runs.setdefault(r.uid, []).append(
+            (r.start, data.horizon if r.end is None else r.end, r.flavor)
+        )
+    rows = WorkloadRecord.objects.filter(uid__in=list(runs)).values_list(
+        "uid", "namespace", "owner_name"
+    )
+    return [
+        attribution.Candidate(uid, ns, owner or "", tuple(runs[uid])) for uid, ns, owner in rows
+    ]
+
+
+def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> dict[str, float]:
+    start, end = _range(data)
+    try:
+        usage = prometheus.range_series(prometheus.usage_queries(), start, end)
+        prices = prometheus.range_series(prometheus.price_queries(), start, end)
+    except prometheus.MetricsUnavailable as exc:
+        note = "; showing usage stored earlier" if data.usage else ""
+        gaps.append({"panel": "utilisation", "reason": f"{exc}{note}"})
+        return {}
+    who = attribution.Attributor(_candidates(data))
+    step = float(settings.QM_PROMETHEUS_STEP_SECONDS)
+    facts = attribution.usage_by_workload(who, usage, step)
+    store_usage(week, facts)
+    data.usage = {**data.usage, **facts}
+    if not facts and data.runs:
+        gaps.append(
+            {"panel": "utilisation", "reason": "Prometheus has no DCGM series for this week"}
+        )
+    return attribution.flavor_prices(who, prices, step)
+
+
+def _range(data: WeekInput) -> tuple[datetime, datetime]:
+    start = datetime.fromtimestamp(data.start, tz=UTC)
+    return start, datetime.fromtimestamp(data.horizon - 1, tz=UTC)
+
+
+def _prices(fresh: dict[str, float], data: WeekInput, gaps: list[dict]) -> dict[str, Price]:
+    prices = {f: Price(float(p), "price-table") for f, p in
+              GpuPrice.objects.values_list("flavor__name", "usd_per_gpu_hour")}  # fmt: skip
+    prices.update({f: Price(p, "opencost") for f, p in fresh.items()})
+    used = {r.flavor for r in data.runs} | {q.flavor for q in data.quotas}
+    missing = sorted(f for f in used if f and f not in prices)
+    if missing:
+        gaps.append(
+            {"panel": "cost", "reason": f"no OpenCost or table price for {', '.join(missing)}"}
+        )
+    return prices
+
+
+def _other_costs(data: WeekInput, gaps: list[dict]) -> dict[str, float]:
+    start, end = _range(data)
+    try:
+        by_namespace = opencost.allocation_by_namespace(start, end)
+    except opencost.CostUnavailable as exc:
+        gaps.append({"panel": "cost", "reason": f"non-GPU cost unknown: {exc}"})
+        return {}
+    teams = dict(WorkloadRecord.objects.values_list("namespace", "team_slug").distinct())
+    totals: dict[str, float] = {}
+    for namespace, row in by_namespace.items():
+        team = teams.get(namespace)
+        if team:
+            totals[team] = totals.get(team, 0.0) + row["total_cost"] - row["gpu_cost"]
+    return totals
+
+
+def _add_prometheus_quantiles(report: dict, data: WeekInput, gaps: list[dict]) -> None:
+    """Next to our exact numbers: what Kueue's own histogram in Prometheus says."""
+    start, end = _range(data)
+    try:
+        answers = prometheus.kueue_wait_quantiles(start, end)
+    except prometheus.MetricsUnavailable as exc:
+        gaps.append({"panel": "waits", "reason": f"Kueue histogram not read: {exc}"})
+        return
+    for row in report["waits"]:
+        key = (
+            "" if row["dimension"] == "all" else row["key"] if row["dimension"] == "queue" else None
+        )
+        for p, value in (answers.get(key, {}) if key is not None else {}).items():
+            row[f"{p}_prometheus"] = value
+
+
+@transaction.atomic
+def _store(week: str, report: dict) -> WeeklyReport:
+    snapshot, _ = WeeklyReport.objects.update_or_create(
+        week=week, defaults={"data": report, "totals": assemble.totals(report)}
+    )
+    return snapshot

@@ -1,0 +1,33 @@
+"""Celery entry points of the reports domain. Thin: each calls one service."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from apps.reports import services
+from apps.reports.compute.weeks import week_of
+from apps.reports.recorder import run_recorder
+from portal.kube import KubeError
+
+
+@shared_task(queue="default", soft_time_limit=600, ignore_result=False)
+def record_workloads_task(seconds: int | None = None) -> dict:
+    """Watch Workloads for a bounded time and record their transitions (resumable)."""
+    if not settings.QM_HISTORY_RECORDER:
+        return {"skipped": "history recorder disabled"}
+    try:
+        return run_recorder(seconds=seconds or settings.QM_RECORDER_WATCH_SECONDS)
+    except KubeError as exc:
+        # The next scheduled run is the retry; the cursor makes it resume.
+        return {"error": exc.describe()}
+
+
+@shared_task(queue="default", soft_time_limit=1800, ignore_result=False)
+def build_weekly_report_task(week: str | None = None) -> str:
+    """Build and store one week's snapshot (default: the week that just ended)."""
+    week = week or week_of(timezone.now() - timedelta(days=7))
+    return services.build_weekly_report(week).week

@@ -1,0 +1,106 @@
+"""The OpenMetrics history the real-Prometheus tests backfill: week 2026-W47.
+
+* ``train-a`` (team-vision): 2 GPUs at 40 % and 80 %, 300 W each, 10:00–12:00 Monday,
+  labels ``namespace``/``pod`` and ``Hostname`` (dcgm-exporter ≤ 4.5).
+* ``train-b`` (team-nlp): 1 GPU at 20 %, 200 W, same hours, scraped without
+  honorLabels: ``exported_namespace``/``exported_pod`` and lower-case ``hostname``.
+* ``nb-mig`` (team-vision, a StatefulSet): one MIG slice, GR_ENGINE_ACTIVE 0.3, no DEV util.
+* OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod.
+* Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from apps.reports.compute.stats import KUEUE_WAIT_BUCKETS, bucket_counts
+
+WEEK = "2026-W47"
+MONDAY = datetime(2026, 11, 16, tzinfo=UTC).timestamp()
+RUN_START = MONDAY + 10 * 3600
+RUN_END = MONDAY + 12 * 3600
+WAITS = [3, 7, 7, 30, 45, 90, 300, 700, 1500, 4000, 20000, 60000]
+
+
+def _minutes(start: float, end: float, step: float = 60.0):
+    t = start
+    while t < end:
+        yield t
+        t += step
+
+
+def _labels(values: dict[str, str]) -> str:
+    return ",".join(f'{k}="{v}"' for k, v in values.items())
+
+
+def dcgm_series() -> dict[str, list[tuple[dict, float]]]:
+    a = {
+        "Hostname": "gpu-node-01",
+        "namespace": "team-vision",
+        "pod": "train-a-x7k2p",
+        "container": "main",
+    }
+    b = {
+        "hostname": "gpu-node-02",
+        "namespace": "gpu-operator",
+        "pod": "dcgm-exporter-q2",
+        "exported_namespace": "team-nlp",
+        "exported_pod": "train-b-9fz3c",
+        "exported_container": "main",
+    }
+    mig = {
+        "Hostname": "gpu-node-02",
+        "namespace": "team-vision",
+        "pod": "nb-mig-0",
+        "GPU_I_PROFILE": "1g.10gb",
+        "GPU_I_ID": "3",
+    }
+    idle = {"Hostname": "gpu-node-01"}  # a GPU no pod holds: never attributed
+    return {
+        "DCGM_FI_DEV_GPU_UTIL": [({**a, "gpu": "0"}, 40), ({**a, "gpu": "1"}, 80),
+                                 ({**b, "gpu": "0"}, 20), ({**idle, "gpu": "7"}, 0)],
+        "DCGM_FI_PROF_GR_ENGINE_ACTIVE": [({**mig, "gpu": "1"}, 0.3)],
+        "DCGM_FI_DEV_POWER_USAGE": [({**a, "gpu": "0"}, 300), ({**a, "gpu": "1"}, 300),
+                                    ({**b, "gpu": "0"}, 200)],
+        "DCGM_FI_DEV_FB_USED": [({**a, "gpu": "0"}, 1000), ({**a, "gpu": "1"}, 3000)],
+    }  # fmt: skip
+
+
+def cost_series() -> dict[str, list[tuple[dict, float]]]:
+    return {
+        "node_gpu_hourly_cost": [({"node": "gpu-node-01", "instance": "gpu-node-01"}, 4.0),
+                                 ({"node": "gpu-node-02", "instance": "gpu-node-02"}, 2.0)],
+        "container_gpu_allocation": [
+            ({"namespace": "team-vision", "pod": "train-a-x7k2p", "node": "gpu-node-01"}, 2),
+            ({"namespace": "team-nlp", "pod": "train-b-9fz3c", "node": "gpu-node-02"}, 1),
+        ],
+    }  # fmt: skip
+
+
+def _gauges(out, families) -> None:
+    for name, series in families.items():
+        out.write(f"# TYPE {name} gauge\n")
+        for labels, value in series:
+            for t in _minutes(RUN_START, RUN_END):
+                out.write(f"{name}{{{_labels(labels)}}} {value} {t:.0f}\n")
+
+
+def _histogram(out) -> None:
+    name = "kueue_admission_wait_time_seconds"
+    out.write(f"# TYPE {name} histogram\n")
+    counts = bucket_counts(WAITS)
+    bounds = [*(f"{b:g}" for b in KUEUE_WAIT_BUCKETS), "+Inf"]
+    times = list(_minutes(MONDAY + 3600, MONDAY + 7 * 86400 - 3600, 3600))
+    for le, count in zip(bounds, counts, strict=True):
+        labels = _labels({"cluster_queue": "vision", "priority_class": "p2", "le": le})
+        for k, t in enumerate(times):
+            out.write(f"{name}_bucket{{{labels}}} {0 if k < 2 else count} {t:.0f}\n")
+
+
+def write(path: Path) -> None:
+    with path.open("w") as out:
+        _gauges(out, dcgm_series())
+        _gauges(out, cost_series())
+        _histogram(out)
+        out.write("# EOF\n")

@@ -1,0 +1,93 @@
+"""Stored weekly reports through pages, API, downloads and the command, scoped per team."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from apps.reports import services
+from apps.reports.tests import history
+from apps.reports.tests.promdata import MONDAY, WEEK
+from conftest import api_as
+
+H = 3600.0
+
+
+@pytest.fixture
+def stored(settings, team, other_team, queue, other_queue):
+    """vision: 2 GPUs for 10 h (waited 10 min); nlp: 1 GPU for 4 h (waited 1 h)."""
+    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    history.record(
+        history.life("train-a", "team-vision", created=MONDAY + 9 * H + 50 * 60,
+                     admitted=MONDAY + 10 * H, ended=MONDAY + 20 * H, gpus=2),
+        history.life("train-b", "team-nlp", created=MONDAY + H, admitted=MONDAY + 2 * H,
+                     ended=MONDAY + 6 * H, queue="nlp"),
+    )  # fmt: skip
+    return services.build_weekly_report(WEEK)
+
+
+def teams_in(body: dict) -> set[str]:
+    return {t["team"] for t in body["fairness"]["teams"]}
+
+
+def test_recorded_history_becomes_the_expected_report(stored):
+    teams = {t["team"]: t for t in stored.data["fairness"]["teams"]}
+    assert teams["vision"]["received_gpu_hours"] == pytest.approx(20.0)
+    assert teams["nlp"]["received_gpu_hours"] == pytest.approx(4.0)
+    vision_wait = next(
+        r for r in stored.data["waits"] if r["key"] == "vision" and r["dimension"] == "queue"
+    )
+    assert vision_wait["max"] == pytest.approx(600.0)
+    assert stored.totals["gpu_hours"] == pytest.approx(24.0)
+
+
+def test_admins_see_every_team_and_members_only_theirs(stored, admin, scientist, other_lead):
+    assert teams_in(api_as(admin).get(f"/api/v1/reports/{WEEK}/").json()) == {"vision", "nlp"}
+    assert teams_in(api_as(scientist).get(f"/api/v1/reports/{WEEK}/").json()) == {"vision"}
+    assert teams_in(api_as(other_lead).get(f"/api/v1/reports/{WEEK}/").json()) == {"nlp"}
+
+
+def test_the_week_page_renders_from_the_snapshot(stored, client, scientist):
+    client.force_login(scientist)
+    page = client.get(f"/reports/{WEEK}/")
+    assert page.status_code == 200
+    assert b"vision" in page.content and b"cdf-data" in page.content
+    assert client.get("/reports/2026-W01/").status_code == 404
+    assert client.get("/reports/").status_code == 302
+
+
+def test_downloads_are_scoped_too(stored, client, scientist):
+    client.force_login(scientist)
+    body = json.loads(client.get(f"/reports/{WEEK}/report.json").content)
+    assert teams_in(body) == {"vision"}
+    csv_text = b"".join(client.get(f"/reports/{WEEK}/report.csv").streaming_content).decode()
+    assert csv_text.startswith("week,section,row,field,value")
+    assert "team-nlp" not in csv_text and ",nlp\r\n" not in csv_text
+
+
+def test_the_trend_page_and_api(stored, client, admin):
+    client.force_login(admin)
+    assert client.get("/reports/trend/").status_code == 200
+    trend = api_as(admin).get("/api/v1/reports/trend/").json()
+    assert trend[-1]["week"] == WEEK and trend[-1]["gpu_hours"] == pytest.approx(24.0)
+
+
+def test_the_command_prints_json_and_csv(stored):
+    out = io.StringIO()
+    call_command("report", "--week", WEEK, "--format", "json", stdout=out)
+    assert json.loads(out.getvalue())["week"] == WEEK
+    out = io.StringIO()
+    call_command("report", "--week", WEEK, "--format", "csv", stdout=out)
+    assert out.getvalue().startswith("week,section,row,field,value")
+
+
+def test_the_report_list_makes_a_constant_number_of_queries(stored, admin):
+    client = api_as(admin)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/api/v1/reports/").status_code == 200
+    assert len(queries) <= 4

@@ -1,0 +1,85 @@
+"""DCGM usage, OpenCost prices and Kueue's histogram from a real, backfilled Prometheus."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from apps.reports import prometheus, services
+from apps.reports.compute.stats import PERCENTILES, kueue_estimate
+from apps.reports.models import WeeklyReport, WorkloadUsage
+from apps.reports.tests import history, promdata
+
+START, END = promdata.RUN_START, promdata.RUN_END
+
+
+@pytest.fixture
+def week_history(team, other_team, queue, other_queue):
+    history.record(
+        history.life("train-a", "team-vision", created=START - 600, admitted=START, ended=END, gpus=2),
+        history.life("train-b", "team-nlp", created=START - 60, admitted=START, ended=END,
+                     flavor="a100", queue="nlp"),
+        history.life("nb-mig", "team-vision", created=START - 60, admitted=START, ended=END,
+                     flavor="a100", resource="nvidia.com/mig-1g.10gb", owner_kind="StatefulSet"),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def on_prometheus(settings, prometheus_url):
+    settings.PROMETHEUS_URL = prometheus_url
+    settings.OPENCOST_URL = ""
+    settings.QM_PROMETHEUS_STEP_SECONDS = 300
+    return prometheus_url
+
+
+def usage(uid: str) -> WorkloadUsage:
+    return WorkloadUsage.objects.get(workload__uid=uid, week=promdata.WEEK)
+
+
+def test_it_attributes_dcgm_series_to_workloads_with_either_label_spelling(
+    week_history, on_prometheus
+):
+    services.build_weekly_report(promdata.WEEK)
+    assert usage("uid-train-a").gpu_util == pytest.approx(0.6)  # namespace/pod + Hostname
+    assert usage("uid-train-b").gpu_util == pytest.approx(0.2)  # exported_* + hostname
+    assert usage("uid-train-a").memory_used_mib == pytest.approx(4000)
+    # 600 W for two hours: 1.2 kWh (24 five-minute steps).
+    assert usage("uid-train-a").energy_kwh == pytest.approx(1.2)
+    assert usage("uid-train-b").energy_kwh == pytest.approx(0.4)
+
+
+def test_it_reads_mig_utilisation_from_the_engine_activity(week_history, on_prometheus):
+    services.build_weekly_report(promdata.WEEK)
+    assert usage("uid-nb-mig").gpu_util == pytest.approx(0.3)
+    assert usage("uid-nb-mig").power_watts is None
+
+
+def test_it_prices_flavors_from_opencost_series_and_marks_what_is_missing(
+    week_history, on_prometheus
+):
+    data = services.build_weekly_report(promdata.WEEK).data
+    prices = {p["flavor"]: (p["usd_per_gpu_hour"], p["source"]) for p in data["cost"]["prices"]}
+    assert prices["h100"] == (pytest.approx(4.0), "opencost")
+    vision = next(c for c in data["cost"]["teams"] if c["team"] == "vision")
+    assert vision["gpu_cost"] == pytest.approx(2 * 2 * 4.0 + 1 * 2 * 2.0)
+    assert {g["panel"] for g in data["gaps"]} == {"cost"}  # OPENCOST_URL unset: non-GPU cost
+
+
+def test_prometheus_agrees_with_our_kueue_histogram_emulation(on_prometheus):
+    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
+    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
+    answers = prometheus.kueue_wait_quantiles(start, end)
+    for q in PERCENTILES:
+        key = f"p{round(q * 100)}"
+        assert answers["vision"][key] == pytest.approx(kueue_estimate(promdata.WAITS, q), rel=1e-6)
+
+
+def test_prometheus_down_marks_the_gap_and_still_builds(week_history, settings):
+    settings.PROMETHEUS_URL = "http://127.0.0.1:9"  # discard port: nothing listens
+    settings.OPENCOST_URL = ""
+    report = services.build_weekly_report(promdata.WEEK)
+    panels = {g["panel"]: g["reason"] for g in report.data["gaps"]}
+    assert "unreachable" in panels["utilisation"]
+    assert "waits" in panels and "cost" in panels
+    assert WeeklyReport.objects.get(week=promdata.WEEK).totals["gpu_hours"] == pytest.approx(8.0)

@@ -1,0 +1,100 @@
+"""Report pages: read a stored snapshot, narrow it to the viewer's teams, render."""
+
+from __future__ import annotations
+
+import csv
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+
+from apps.reports import charts
+from apps.reports.compute.weeks import parse_week, previous_weeks
+from apps.reports.exports import csv_rows
+from apps.reports.models import WeeklyReport
+from apps.reports.querysets import visible_team_ids
+from apps.reports.visibility import scoped, scoped_totals
+
+TREND_WEEKS = 52
+
+
+def team_slugs(user) -> set[str] | None:
+    from apps.queues.models import Team
+
+    ids = visible_team_ids(user)
+    return (
+        None if ids is None else set(Team.objects.filter(pk__in=ids).values_list("slug", flat=True))
+    )
+
+
+def scoped_report(request: HttpRequest, week: str) -> dict:
+    """The stored report of ``week`` as the viewer may see it; 404 when absent or malformed."""
+    try:
+        parse_week(week)
+    except ValueError:
+        raise Http404("not an ISO week") from None
+    snapshot = WeeklyReport.objects.visible_to(request.user).filter(week=week).first()
+    if snapshot is None:
+        raise Http404("no report stored for this week")
+    return scoped(snapshot.data, team_slugs(request.user))
+
+
+@login_required
+def index(request: HttpRequest) -> HttpResponse:
+    latest = WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True).first()
+    if latest:
+        return redirect("reports:week", week=latest)
+    return render(request, "reports/empty.html")
+
+
+@login_required
+def week_page(request: HttpRequest, week: str) -> HttpResponse:
+    report = scoped_report(request, week)
+    context = {
+        "week": week,
+        "report": report,
+        "charts": {
+            "cdf": charts.wait_cdf(report),
+            "usage": charts.usage_vs_quota(report),
+            "losses": charts.preemption_losses(report),
+            "cost": charts.cost_breakdown(report),
+        },
+        "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],
+    }
+    return render(request, "reports/week.html", context)
+
+
+@login_required
+def week_json(request: HttpRequest, week: str) -> JsonResponse:
+    response = JsonResponse({"week": week, **scoped_report(request, week)})
+    response["Content-Disposition"] = f'attachment; filename="report-{week}.json"'
+    return response
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@login_required
+def week_csv(request: HttpRequest, week: str) -> StreamingHttpResponse:
+    writer = csv.writer(_Echo())
+    rows = (writer.writerow(row) for row in csv_rows(week, scoped_report(request, week)))
+    response = StreamingHttpResponse(rows, content_type="text/csv")
+    response["Content-Disposition"] = f'attachment; filename="report-{week}.csv"'
+    return response
+
+
+@login_required
+def trend(request: HttpRequest) -> HttpResponse:
+    latest = WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True).first()
+    if latest is None:
+        return render(request, "reports/empty.html")
+    teams = team_slugs(request.user)
+    stored = dict(
+        WeeklyReport.objects.filter(week__in=previous_weeks(latest, TREND_WEEKS)).values_list(
+            "week", "totals"
+        )
+    )
+    weeks = [(w, scoped_totals(stored[w], teams)) for w in sorted(stored)]
+    return render(request, "reports/trend.html", {"weeks": weeks, "chart": charts.trend(weeks)})
