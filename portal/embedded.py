@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 KUBECONFIG = ROOT / "var" / "kubeconfig"
 PREFERRED_SIM_PORT = 6443
+DEMO_DAYS = 7
+MANAGED_BY = "app.kubernetes.io/managed-by"
 
 
 def _env() -> dict[str, str]:
@@ -70,13 +72,16 @@ def _free_port() -> int:
 
 
 def _start_cluster() -> subprocess.Popen:
+    snapshot = ROOT / "var" / "simcluster.json"
     argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
-    argv += [
-        "--kubeconfig-out",
-        str(KUBECONFIG),
-        "--snapshot",
-        str(ROOT / "var" / "simcluster.json"),
-    ]
+    argv += ["--kubeconfig-out", str(KUBECONFIG), "--snapshot", str(snapshot)]
+    if not snapshot.exists():
+        # First start: the engine replays a generated week in virtual time, labelled
+        # as ours so the portal adopts the demo queues; later starts resume the snapshot.
+        argv += ["--seed-history", str(DEMO_DAYS), "--seed-label", f"{MANAGED_BY}=quartermaster"]
+        print(f"generating {DEMO_DAYS} days of demo history (about half a minute)…", flush=True)
+    else:
+        argv += ["--trickle"]
     print(f"starting simulated cluster: {' '.join(argv)}", flush=True)
     process = subprocess.Popen(
         argv, cwd=ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE, text=True
@@ -95,7 +100,10 @@ def main() -> int:
         (ROOT / "var" / "broker" / folder).mkdir(parents=True, exist_ok=True)
     cluster = [_start_cluster()] if env_bool("QM_CLUSTER_SYNC", True) else []
     _manage("migrate", "--noinput", "-v0")
-    _manage("load_demo")
+    if cluster:
+        _manage("seed_demo", "--days", str(DEMO_DAYS))
+    else:
+        _manage("load_demo")
     processes = [
         _start("web", [PYTHON, "manage.py", "runserver", f"{host}:{port}", "--noreload"]),
         _start(

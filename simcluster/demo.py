@@ -42,8 +42,19 @@ GPUS_PER_NODE = {GPU: 8, MIG: 56}
 # ----- the catalogue -----------------------------------------------------------------
 
 
-def demo_objects() -> list[Obj]:
-    """Namespaces, flavors, cohorts, priority classes and one queue pair per team."""
+def demo_objects(labels: dict[str, str] | None = None) -> list[Obj]:
+    """Namespaces, flavors, cohorts, priority classes and one queue pair per team.
+
+    ``labels`` go on every object, e.g. a portal's managed-by label so that the
+    portal adopts the seeded catalogue instead of treating it as foreign.
+    """
+    objects = _catalogue()
+    for obj in objects:
+        obj["metadata"].setdefault("labels", {}).update(labels or {})
+    return objects
+
+
+def _catalogue() -> list[Obj]:
     objects: list[Obj] = [_kueue("Cohort", "gpu-pool", spec={})]
     objects += [
         _kueue("Cohort", c, spec={"parentName": "gpu-pool"})

@@ -48,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     live.add_argument("--seed", type=int, default=1, help="demo generator seed")
     live.add_argument(
+        "--seed-label",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="label the seeded catalogue (Namespaces, Kueue objects), e.g. to mark a portal's ownership",
+    )
+    live.add_argument(
         "--trickle",
         action="store_true",
         help="keep submitting demo jobs every 20-60 s (real clock; implied by --seed-history)",
@@ -62,7 +69,7 @@ def start_controller(server: SimServer, args: argparse.Namespace) -> None:
     from simcluster.controller import attach
     from simcluster.controller.catalog import load_prices
     from simcluster.controller.clock import wall_ms
-    from simcluster.demo import DAY_MS, Trickle, seed_history
+    from simcluster.demo import DAY_MS, Trickle, demo_objects, seed_history
 
     prices = load_prices(args.prices)
     if not args.seed_history:
@@ -76,7 +83,11 @@ def start_controller(server: SimServer, args: argparse.Namespace) -> None:
             prices=prices,
             run=False,
         )
-        count = seed_history(ctl, args.seed_history, seed=args.seed, until_ms=now // 1000 * 1000)
+        labels = dict(item.split("=", 1) for item in args.seed_label)
+        catalogue = demo_objects(labels=labels)
+        count = seed_history(
+            ctl, args.seed_history, seed=args.seed, objects=catalogue, until_ms=now // 1000 * 1000
+        )
         print(
             f"simcluster seeded {count} workloads over {args.seed_history:g} days",
             file=sys.stderr,
