@@ -1,0 +1,58 @@
+"""Admin pages for the pool and allow-lists; every save goes through ``services.pool``."""
+
+from django.contrib import admin
+
+from apps.jobs import models
+from apps.jobs.services.pool import delete_setting, save_setting
+
+
+class ServiceAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        save_setting(obj, actor=request.user, created=not change)
+
+    def delete_model(self, request, obj):
+        delete_setting(obj, actor=request.user)
+
+    def has_module_permission(self, request):
+        return bool(getattr(request.user, "is_platform_admin", False))
+
+
+class PoolFlavorInline(admin.TabularInline):
+    model = models.PoolFlavor
+    extra = 0
+
+
+@admin.register(models.InteractivePool)
+class InteractivePoolAdmin(ServiceAdmin):
+    list_display = ("name", "is_enabled", "lend_idle_capacity", "cohort", "priority_tier")
+    inlines = [PoolFlavorInline]
+
+
+for model, columns in (
+    (models.NotebookImage, ("image", "is_enabled")),
+    (models.NotebookProfile, ("name", "cpu", "memory", "is_default")),
+    (models.JobTemplate, ("name", "image", "is_enabled")),
+    (models.RoleTierLimit, ("role", "max_tier")),
+    (models.LauncherGrant, ("token", "created_at")),
+):
+    admin.site.register(
+        model, type(f"{model.__name__}Admin", (ServiceAdmin,), {"list_display": columns})
+    )
+
+
+@admin.register(models.Notebook)
+class NotebookAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "team", "state", "gpus", "flavor", "expires_at")
+    list_filter = ("state",)
+
+    def has_change_permission(self, request, obj=None):
+        return False  # notebooks change through the API, the pages and the tasks
+
+
+@admin.register(models.BatchJob)
+class BatchJobAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "team", "state", "pods", "gpus_per_pod", "created_at")
+    list_filter = ("state",)
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,186 @@
+"""API bodies of notebooks and jobs. Input serializers accept only the fields users choose."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apps.jobs.choices import NotebookState
+from apps.jobs.errors import CODES
+from apps.jobs.models import BatchJob, JobEvent, Notebook
+
+
+class StrictSerializer(serializers.Serializer):
+    """Unknown fields are an error: nobody slips pod-spec fields past the form."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError(
+                    {unknown[0]: ["unknown field"]}, code="unknown_field"
+                )
+        return super().to_internal_value(data)
+
+
+class NotebookCreateSerializer(StrictSerializer):
+    image = serializers.CharField(max_length=500)
+    flavor = serializers.CharField(max_length=253)
+    gpus = serializers.IntegerField(min_value=0, max_value=64, default=1)
+    profile = serializers.CharField(max_length=63, required=False, default="")
+    ttl_hours = serializers.IntegerField(min_value=0, max_value=10_000, required=False)
+    team = serializers.CharField(max_length=63, required=False, default="")
+    namespace = serializers.CharField(max_length=63, required=False, default="")
+    display_name = serializers.CharField(max_length=100, required=False, default="")
+    user = serializers.CharField(
+        max_length=150,
+        required=False,
+        default="",
+        help_text="Launcher tokens only: the username the notebook is for (audited).",
+    )
+
+
+class RenewSerializer(StrictSerializer):
+    hours = serializers.IntegerField(min_value=0, max_value=10_000, required=False)
+
+
+class NotebookSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    requested_by = serializers.CharField(source="requested_by.username")
+    team = serializers.CharField(source="team.slug")
+    flavor = serializers.CharField(source="flavor.name")
+    profile = serializers.CharField(source="profile.name")
+    url = serializers.SerializerMethodField()
+    expiry_warning = serializers.SerializerMethodField()
+    idle_warning = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Notebook
+        fields = [
+            "id",
+            "name",
+            "display_name",
+            "owner",
+            "requested_by",
+            "team",
+            "namespace",
+            "state",
+            "state_reason",
+            "pending_reason",
+            "queue_position",
+            "url",
+            "image",
+            "flavor",
+            "gpus",
+            "cpu",
+            "memory",
+            "profile",
+            "created_at",
+            "ready_at",
+            "expires_at",
+            "expiry_warning",
+            "idle_warning",
+            "ended_at",
+        ]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_url(self, notebook: Notebook) -> str | None:
+        return notebook.url if notebook.state in NotebookState.running_values() else None
+
+    def get_expiry_warning(self, notebook: Notebook) -> bool:
+        return notebook.expiry_warned_at is not None and notebook.is_active
+
+    def get_idle_warning(self, notebook: Notebook) -> bool:
+        return notebook.idle_warned_at is not None and notebook.is_active
+
+
+class JobCreateSerializer(StrictSerializer):
+    template = serializers.CharField(max_length=63)
+    flavor = serializers.CharField(max_length=253)
+    gpus_per_pod = serializers.IntegerField(min_value=0, max_value=1024, default=1)
+    pods = serializers.IntegerField(min_value=0, max_value=10_000, default=1)
+    priority_tier = serializers.CharField(max_length=63, required=False, default="")
+    max_runtime_minutes = serializers.IntegerField(min_value=0, max_value=10**7, default=60)
+    command = serializers.ListField(
+        child=serializers.CharField(max_length=4096, allow_blank=True),
+        required=False,
+        max_length=64,
+    )
+    image = serializers.CharField(max_length=500, required=False, default="")
+    checkpoint_dir = serializers.CharField(max_length=255, required=False, default="")
+    checkpoint_interval_minutes = serializers.IntegerField(
+        min_value=0, max_value=10**7, required=False
+    )
+    team = serializers.CharField(max_length=63, required=False, default="")
+    namespace = serializers.CharField(max_length=63, required=False, default="")
+    queue = serializers.CharField(max_length=63, required=False, default="")
+    display_name = serializers.CharField(max_length=100, required=False, default="")
+    sim_duration_seconds = serializers.IntegerField(
+        min_value=1,
+        max_value=10**7,
+        required=False,
+        help_text="Demo clusters only: how long the simulated job runs.",
+    )
+
+
+class JobEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = JobEvent
+        fields = ["at", "kind", "reason", "message", "preemptor", "lost_gpu_minutes"]
+
+
+class JobSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    team = serializers.CharField(source="team.slug")
+    queue = serializers.CharField(source="queue.name")
+    flavor = serializers.CharField(source="flavor.name")
+    priority_tier = serializers.CharField(source="priority_tier.name")
+    total_gpus = serializers.IntegerField()
+
+    class Meta:
+        model = BatchJob
+        fields = [
+            "id",
+            "name",
+            "display_name",
+            "owner",
+            "team",
+            "namespace",
+            "queue",
+            "state",
+            "state_reason",
+            "pending_reason",
+            "queue_position",
+            "image",
+            "command",
+            "flavor",
+            "gpus_per_pod",
+            "pods",
+            "total_gpus",
+            "priority_tier",
+            "max_runtime_seconds",
+            "checkpoint_dir",
+            "checkpoint_interval_seconds",
+            "created_at",
+            "admitted_at",
+            "ended_at",
+        ]
+
+
+class JobDetailSerializer(JobSerializer):
+    events = JobEventSerializer(many=True)
+
+    class Meta(JobSerializer.Meta):
+        fields = [*JobSerializer.Meta.fields, "events"]
+
+
+class ErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=sorted(CODES),
+        help_text="Machine-readable: "
+        + "; ".join(
+            f"`{code}` ({status}) {text}" for code, (status, text) in sorted(CODES.items())
+        ),
+    )
+    detail = serializers.CharField(help_text="For people.")
+    field = serializers.CharField(required=False, help_text="The input field at fault, if one.")

@@ -1,0 +1,164 @@
+"""Notebook and job endpoints: parse, authorize via ``visible_to``, call one service, render."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from apps.accounts.models import ApiToken
+from apps.jobs import services
+from apps.jobs.api import serializers as s
+from apps.jobs.errors import JobsError
+from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services.common import resolve_subject
+from apps.queues.api.views import VisibleMixin
+
+IDEMPOTENCY = OpenApiParameter(
+    "Idempotency-Key",
+    str,
+    OpenApiParameter.HEADER,
+    description="Retries with the same key and body return the first result (201, "
+    "header `Idempotent-Replayed: true`); the same key with another body is 422.",
+)
+ERRORS = {
+    code: OpenApiResponse(s.ErrorSerializer, description=text)
+    for code, text in (
+        (400, "`invalid`, `unknown_field`, `image_not_allowed`, `flavor_not_in_pool`, …"),
+        (403, "`not_a_member`, `launcher_not_allowed`, `tier_not_allowed`, `forbidden`"),
+        (404, "Not found (or not yours)."),
+        (409, "`quota_exceeded`, `pool_full`, `pool_not_configured`, `not_renewable`"),
+        (422, "`idempotency_key_reused`"),
+    )
+}
+
+
+def parse(serializer_class, data) -> dict:
+    """Validated data, or a ``JobsError`` naming the first bad field."""
+    body = serializer_class(data=data)
+    try:
+        body.is_valid(raise_exception=True)
+    except serializers.ValidationError as exc:
+        detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        field, messages = next(iter(detail.items()))
+        message = messages[0] if isinstance(messages, list) else messages
+        code = "unknown_field" if str(message) == "unknown field" else "invalid"
+        raise JobsError(code, f"{field}: {message}", field=field) from None
+    return body.validated_data
+
+
+def principal(request) -> services.Principal:
+    token = request.auth if isinstance(request.auth, ApiToken) else None
+    return services.Principal(user=request.user, token=token)
+
+
+def idempotency_key(request) -> str:
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if len(key) > 255:
+        raise JobsError(
+            "invalid", "Idempotency-Key is at most 255 characters", field="Idempotency-Key"
+        )
+    return key
+
+
+def created(data: dict, replayed: bool) -> Response:
+    response = Response(data, status=status.HTTP_201_CREATED)
+    if replayed:
+        response["Idempotent-Replayed"] = "true"
+    return response
+
+
+class NotebookViewSet(
+    VisibleMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """GPU notebooks from the reserved interactive pool."""
+
+    base_queryset = Notebook.objects.with_related()
+    serializer_class = s.NotebookSerializer
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        if self.request.query_params.get("active") in ("1", "true"):
+            queryset = queryset.active()
+        return queryset
+
+    @extend_schema(
+        request=s.NotebookCreateSerializer,
+        parameters=[IDEMPOTENCY],
+        responses={201: s.NotebookSerializer, **ERRORS},
+    )
+    def create(self, request):
+        data = parse(s.NotebookCreateSerializer, request.data)
+        actor = principal(request)
+        user = resolve_subject(actor, data.pop("user"))
+        outcome = services.request_notebook(
+            user,
+            services.NotebookRequest(**data),
+            actor=actor,
+            idempotency_key=idempotency_key(request),
+        )
+        return created(s.NotebookSerializer(outcome.notebook).data, outcome.replayed)
+
+    @extend_schema(request=s.RenewSerializer, responses={200: s.NotebookSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def renew(self, request, pk=None):
+        data = parse(s.RenewSerializer, request.data)
+        notebook = services.renew_notebook(
+            self.get_object(), actor=principal(request), hours=data.get("hours")
+        )
+        return Response(s.NotebookSerializer(notebook).data)
+
+    @extend_schema(responses={204: None, **ERRORS})
+    def destroy(self, request, pk=None):
+        services.stop_notebook(self.get_object(), actor=principal(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class JobViewSet(
+    VisibleMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Batch jobs from templates; ``?scope=mine`` for your own, else your teams'."""
+
+    base_queryset = BatchJob.objects.with_related()
+
+    def get_serializer_class(self):
+        return s.JobDetailSerializer if self.action == "retrieve" else s.JobSerializer
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        if self.action == "retrieve":
+            queryset = queryset.prefetch_related("events")
+        if self.request.query_params.get("scope") == "mine":
+            queryset = queryset.filter(owner=self.request.user)
+        if team := self.request.query_params.get("team"):
+            queryset = queryset.filter(team__slug=team)
+        return queryset
+
+    @extend_schema(
+        request=s.JobCreateSerializer,
+        parameters=[IDEMPOTENCY],
+        responses={201: s.JobDetailSerializer, **ERRORS},
+    )
+    def create(self, request):
+        data = parse(s.JobCreateSerializer, request.data)
+        if "command" in data:
+            data["command"] = tuple(data["command"])
+        job, replayed = services.submit_job(
+            request.user,
+            services.JobRequest(**data),
+            actor=principal(request),
+            idempotency_key=idempotency_key(request),
+        )
+        return created(s.JobDetailSerializer(job).data, replayed)
+
+    @extend_schema(responses={204: None, **ERRORS})
+    def destroy(self, request, pk=None):
+        services.cancel_job(self.get_object(), actor=principal(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,85 @@
+"""Notebook and job objects in the cluster, through ``portal.kube`` only.
+
+Creates are idempotent (an object that already exists counts as created), deletes
+tolerate absence, and ``observe`` reads everything status needs in a fixed number
+of list calls, whatever the number of notebooks and jobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+
+from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
+from apps.queues.kueue import GROUP, MANAGED_BY, MANAGER
+from portal.kube import KubeClient, KubeError, ResourceRef
+
+STATEFULSET = ResourceRef("apps", "v1", "statefulsets", "StatefulSet", True)
+SERVICE = ResourceRef("", "v1", "services", "Service", True)
+JOB = ResourceRef("batch", "v1", "jobs", "Job", True)
+POD = ResourceRef("", "v1", "pods", "Pod", True)
+REFS = {"StatefulSet": STATEFULSET, "Service": SERVICE, "Job": JOB}
+
+
+def workload_ref() -> ResourceRef:
+    return ResourceRef(GROUP, settings.KUEUE_API_VERSION, "workloads", "Workload", True)
+
+
+def cluster_queue_ref() -> ResourceRef:
+    return ResourceRef(GROUP, settings.KUEUE_API_VERSION, "clusterqueues", "ClusterQueue", False)
+
+
+def _visibility_ref() -> ResourceRef:
+    return ResourceRef(f"visibility.{GROUP}", "v1beta2", "localqueues", "LocalQueue", True)
+
+
+def create_all(client: KubeClient, manifests: list[dict]) -> None:
+    """Create each object; one that already exists (a retried task) is fine."""
+    for manifest in manifests:
+        try:
+            client.create(REFS[manifest["kind"]], manifest)
+        except KubeError as exc:
+            if exc.code != 409 or exc.reason != "AlreadyExists":
+                raise
+
+
+def delete_notebook(client: KubeClient, namespace: str, name: str) -> None:
+    client.delete(STATEFULSET, name, namespace)
+    client.delete(SERVICE, name, namespace)
+
+
+def delete_job(client: KubeClient, namespace: str, name: str) -> None:
+    client.delete(JOB, name, namespace, propagation="Background")
+
+
+@dataclass
+class Observed:
+    """One read of everything notebook and job status depends on."""
+
+    workloads: list[dict] = field(default_factory=list)
+    pods: list[dict] = field(default_factory=list)
+    jobs: list[dict] = field(default_factory=list)
+    statefulsets: list[dict] = field(default_factory=list)
+    cluster_queues: list[dict] = field(default_factory=list)
+
+
+def observe(client: KubeClient) -> Observed:
+    managed = f"{MANAGED_BY}={MANAGER}"
+    return Observed(
+        workloads=client.list(workload_ref()),
+        pods=client.list(POD, label_selector=f"{NOTEBOOK_LABEL}")
+        + client.list(POD, label_selector=f"{JOB_LABEL}"),
+        jobs=client.list(JOB, label_selector=f"{managed},{JOB_LABEL}"),
+        statefulsets=client.list(STATEFULSET, label_selector=f"{managed},{NOTEBOOK_LABEL}"),
+        cluster_queues=client.list(cluster_queue_ref()),
+    )
+
+
+def pending_positions(client: KubeClient, namespace: str, local_queue: str) -> dict[str, int]:
+    """Workload name → 0-based position in its LocalQueue, from the visibility API."""
+    body = client.get(_visibility_ref(), f"{local_queue}/pendingworkloads", namespace) or {}
+    return {
+        item["metadata"]["name"]: int(item.get("positionInLocalQueue", 0))
+        for item in body.get("items") or ()
+    }

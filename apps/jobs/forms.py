@@ -1,0 +1,69 @@
+"""Page forms. Choices come from the allow-lists; the services re-check everything."""
+
+from __future__ import annotations
+
+from django import forms
+
+from apps.jobs.models import InteractivePool, JobTemplate, NotebookImage, NotebookProfile
+from apps.queues.models import Membership, PriorityTier, ResourceFlavor
+
+
+def _teams(user) -> list[tuple[str, str]]:
+    rows = Membership.objects.filter(user=user).select_related("team").order_by("team__slug")
+    return [(m.team.slug, m.team.slug) for m in rows]
+
+
+class NotebookForm(forms.Form):
+    image = forms.ChoiceField()
+    flavor = forms.ChoiceField()
+    gpus = forms.IntegerField(min_value=1, initial=1)
+    profile = forms.ChoiceField()
+    ttl_hours = forms.IntegerField(min_value=1, initial=8, label="Lifetime (hours)")
+    team = forms.ChoiceField()
+    display_name = forms.CharField(max_length=100, required=False)
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        pool = InteractivePool.objects.current()
+        images = NotebookImage.objects.filter(is_enabled=True)
+        self.fields["image"].choices = [(i.image, i.image) for i in images]
+        flavors = pool.flavors.select_related("flavor") if pool else []
+        self.fields["flavor"].choices = [(f.flavor.name, f.flavor.name) for f in flavors]
+        self.fields["profile"].choices = [(p.name, str(p)) for p in NotebookProfile.objects.all()]
+        self.fields["team"].choices = _teams(user)
+        if pool:
+            self.fields["ttl_hours"].initial = pool.default_ttl_hours
+            self.fields["ttl_hours"].max_value = pool.max_ttl_hours
+            self.fields["ttl_hours"].help_text = f"at most {pool.max_ttl_hours}"
+
+
+class JobForm(forms.Form):
+    template = forms.ChoiceField()
+    command = forms.CharField(
+        required=False,
+        help_text="One argument per line; empty uses the template's command.",
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    flavor = forms.ChoiceField()
+    gpus_per_pod = forms.IntegerField(min_value=1, initial=1)
+    pods = forms.IntegerField(min_value=1, initial=1, help_text="Admitted all or nothing.")
+    priority_tier = forms.ChoiceField()
+    max_runtime_minutes = forms.IntegerField(min_value=1, initial=60)
+    checkpoint_dir = forms.CharField(required=False, max_length=200)
+    checkpoint_interval_minutes = forms.IntegerField(min_value=1, required=False)
+    team = forms.ChoiceField()
+    display_name = forms.CharField(max_length=100, required=False)
+
+    def __init__(self, user, tiers, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        templates = JobTemplate.objects.filter(is_enabled=True)
+        self.fields["template"].choices = [(t.name, t.name) for t in templates]
+        self.fields["flavor"].choices = [(f.name, f.name) for f in ResourceFlavor.objects.all()]
+        tiers = tiers if tiers is not None else PriorityTier.objects.all()
+        self.fields["priority_tier"].choices = [(t.name, str(t)) for t in tiers]
+        self.fields["team"].choices = _teams(user)
+
+    def request_fields(self) -> dict:
+        data = dict(self.cleaned_data)
+        data["command"] = tuple(line for line in data["command"].splitlines() if line.strip())
+        return data

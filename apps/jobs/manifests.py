@@ -1,0 +1,260 @@
+"""Notebook and batch Job manifests as pure functions: plain specs in, dicts out.
+
+Nothing here touches the database or the cluster. Every pod is built by
+``_pod_spec`` with the same restricted security context, whatever the input:
+users choose an image from the allow-list, a command, sizes and names, never
+pod-spec fields. Requests equal limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
+NOTEBOOK_LABEL = "quartermaster.io/notebook"
+JOB_LABEL = "quartermaster.io/job"
+OWNER_LABEL = "quartermaster.io/owner"
+CHECKPOINT_ANNOTATION = "simcluster/checkpoint-interval"
+DURATION_ANNOTATION = "simcluster/duration"
+NOTEBOOK_PORT = 8888
+RUN_AS = 1000
+# Seconds a preempted or cancelled trainer gets between SIGTERM and SIGKILL to write a checkpoint.
+CHECKPOINT_GRACE_SECONDS = 120
+NOTEBOOK_GRACE_SECONDS = 30
+# A failed pod of an all-or-nothing job restarts the gang a few times, then the Job fails.
+BACKOFF_LIMIT = 3
+CHECKPOINT_ROOT = "/checkpoints"
+
+
+@dataclass(frozen=True)
+class NotebookSpec:
+    name: str
+    namespace: str
+    team: str
+    owner: str
+    queue: str
+    priority_class: str
+    image: str
+    gpu_resource: str
+    gpus: int
+    cpu: str
+    memory: str
+    base_path: str
+    node_selector: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    name: str
+    namespace: str
+    team: str
+    owner: str
+    queue: str
+    priority_class: str
+    image: str
+    command: tuple[str, ...]
+    gpu_resource: str
+    gpus_per_pod: int
+    pods: int
+    resources: dict[str, str] = field(default_factory=dict)
+    max_runtime_seconds: int = 3600
+    checkpoint_dir: str = ""
+    checkpoint_interval_seconds: int | None = None
+    checkpoint_claim: str = ""
+    sim_duration_seconds: int | None = None
+    node_selector: dict[str, str] = field(default_factory=dict)
+
+
+def _labels(*, team: str, owner: str, queue: str, priority_class: str, extra: dict) -> dict:
+    return {
+        MANAGED_BY: MANAGER,
+        TEAM_LABEL: team,
+        OWNER_LABEL: owner,
+        QUEUE_LABEL: queue,
+        PRIORITY_LABEL: priority_class,
+        **extra,
+    }
+
+
+def restricted_container_security() -> dict:
+    return {
+        "allowPrivilegeEscalation": False,
+        "privileged": False,
+        "readOnlyRootFilesystem": True,
+        "runAsNonRoot": True,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def restricted_pod_security() -> dict:
+    return {
+        "runAsNonRoot": True,
+        "runAsUser": RUN_AS,
+        "runAsGroup": RUN_AS,
+        "fsGroup": RUN_AS,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+def resources(requests: dict[str, str]) -> dict:
+    """Requests = limits, so the pod is Guaranteed and nothing bursts past its quota."""
+    return {"requests": dict(requests), "limits": dict(requests)}
+
+
+def _pod_spec(
+    container: dict, volumes: list[dict], *, grace: int, restart: str, node_selector: dict
+) -> dict:
+    container = {**container, "securityContext": restricted_container_security()}
+    spec = {
+        "restartPolicy": restart,
+        "terminationGracePeriodSeconds": grace,
+        "automountServiceAccountToken": False,
+        "enableServiceLinks": False,
+        "hostNetwork": False,
+        "hostPID": False,
+        "hostIPC": False,
+        "securityContext": restricted_pod_security(),
+        "containers": [container],
+        "volumes": volumes,
+    }
+    if node_selector:
+        # The flavor's node labels: Kueue then only considers that flavor for the pod.
+        spec["nodeSelector"] = dict(node_selector)
+    return spec
+
+
+def _scratch(*names: str) -> list[dict]:
+    """emptyDir volumes: the root filesystem is read-only, these are the writable places."""
+    return [{"name": name, "emptyDir": {}} for name in names]
+
+
+def render_notebook(spec: NotebookSpec) -> list[dict]:
+    """A one-replica StatefulSet (Kueue pod-group workload) and its Service."""
+    selector = {NOTEBOOK_LABEL: spec.name}
+    labels = _labels(
+        team=spec.team,
+        owner=spec.owner,
+        queue=spec.queue,
+        priority_class=spec.priority_class,
+        extra=selector,
+    )
+    requests = {"cpu": spec.cpu, "memory": spec.memory}
+    if spec.gpus:
+        requests[spec.gpu_resource] = str(spec.gpus)
+    container = {
+        "name": "notebook",
+        "image": spec.image,
+        "ports": [{"name": "http", "containerPort": NOTEBOOK_PORT}],
+        "env": [
+            {"name": "NOTEBOOK_BASE_PATH", "value": spec.base_path},
+            {"name": "HOME", "value": "/home/jovyan"},
+        ],
+        "resources": resources(requests),
+        "readinessProbe": {"httpGet": {"path": f"{spec.base_path}api", "port": NOTEBOOK_PORT}},
+        "volumeMounts": [
+            {"name": "home", "mountPath": "/home/jovyan"},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+    }
+    pod = _pod_spec(
+        container,
+        _scratch("home", "tmp"),
+        grace=NOTEBOOK_GRACE_SECONDS,
+        restart="Always",
+        node_selector=spec.node_selector,
+    )
+    statefulset = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": spec.name, "namespace": spec.namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "serviceName": spec.name,
+            "selector": {"matchLabels": selector},
+            "template": {"metadata": {"labels": dict(selector)}, "spec": pod},
+        },
+    }
+    service_labels = {k: v for k, v in labels.items() if k not in (QUEUE_LABEL, PRIORITY_LABEL)}
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": spec.name, "namespace": spec.namespace, "labels": service_labels},
+        "spec": {
+            "type": "ClusterIP",
+            "selector": selector,
+            "ports": [{"name": "http", "port": 80, "targetPort": NOTEBOOK_PORT}],
+        },
+    }
+    return [statefulset, service]
+
+
+def _seconds(value: int) -> str:
+    return f"{value}s"
+
+
+def render_job(spec: JobSpec) -> dict:
+    """A suspended batch/v1 Job that Kueue admits all-or-nothing (parallelism = completions)."""
+    selector = {JOB_LABEL: spec.name}
+    labels = _labels(
+        team=spec.team,
+        owner=spec.owner,
+        queue=spec.queue,
+        priority_class=spec.priority_class,
+        extra={**selector, MAX_EXEC_LABEL: str(spec.max_runtime_seconds)},
+    )
+    annotations = {}
+    if spec.checkpoint_interval_seconds:
+        annotations[CHECKPOINT_ANNOTATION] = _seconds(spec.checkpoint_interval_seconds)
+    if spec.sim_duration_seconds:
+        annotations[DURATION_ANNOTATION] = _seconds(spec.sim_duration_seconds)
+    requests = dict(spec.resources)
+    requests[spec.gpu_resource] = str(spec.gpus_per_pod)
+    env = [{"name": "JOB_NAME", "value": spec.name}]
+    mounts = [{"name": "tmp", "mountPath": "/tmp"}]
+    volumes = _scratch("tmp")
+    if spec.checkpoint_dir:
+        env.append({"name": "CHECKPOINT_PATH", "value": f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"})
+        mounts.append({"name": "checkpoints", "mountPath": CHECKPOINT_ROOT})
+        volumes.append(_checkpoint_volume(spec.checkpoint_claim))
+    container = {
+        "name": "trainer",
+        "image": spec.image,
+        "command": list(spec.command),
+        "env": env,
+        "resources": resources(requests),
+        "volumeMounts": mounts,
+    }
+    pod = _pod_spec(
+        container,
+        volumes,
+        grace=CHECKPOINT_GRACE_SECONDS,
+        restart="Never",
+        node_selector=spec.node_selector,
+    )
+    job_spec = {
+        "suspend": True,
+        "parallelism": spec.pods,
+        "completions": spec.pods,
+        "backoffLimit": BACKOFF_LIMIT,
+        "template": {
+            "metadata": {"labels": dict(selector), "annotations": annotations},
+            "spec": pod,
+        },
+    }
+    if spec.pods > 1:
+        job_spec["completionMode"] = "Indexed"
+    metadata = {"name": spec.name, "namespace": spec.namespace, "labels": labels}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": job_spec}
+
+
+def _checkpoint_volume(claim: str) -> dict:
+    if claim:
+        return {"name": "checkpoints", "persistentVolumeClaim": {"claimName": claim}}
+    return {"name": "checkpoints", "emptyDir": {}}

@@ -1,0 +1,19 @@
+"""Models of notebooks and batch jobs, one module per concern."""
+
+from apps.jobs.models.batch import BatchJob, JobEvent, JobTemplate, RoleTierLimit
+from apps.jobs.models.launchers import LauncherGrant
+from apps.jobs.models.notebooks import Notebook
+from apps.jobs.models.pool import InteractivePool, NotebookImage, NotebookProfile, PoolFlavor
+
+__all__ = [
+    "BatchJob",
+    "InteractivePool",
+    "JobEvent",
+    "JobTemplate",
+    "LauncherGrant",
+    "Notebook",
+    "NotebookImage",
+    "NotebookProfile",
+    "PoolFlavor",
+    "RoleTierLimit",
+]

@@ -1,0 +1,124 @@
+"""Batch jobs submitted from admin templates, their admission history, and tier limits."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.jobs.choices import JobEventKind, JobState, LimitedRole
+from apps.jobs.querysets import BatchJobQuerySet
+from apps.queues.models import PriorityTier, Queue, ResourceFlavor, Team
+
+
+class JobTemplate(models.Model):
+    """What users may run: an image, a default command and the CPU/memory per pod."""
+
+    name = models.SlugField(max_length=63, unique=True)
+    description = models.CharField(max_length=200, blank=True)
+    image = models.CharField(max_length=500)
+    default_command = models.JSONField(default=list, blank=True)
+    cpu_per_pod = models.CharField(max_length=64, default="8")
+    memory_per_pod = models.CharField(max_length=64, default="64Gi")
+    max_gpus_per_pod = models.PositiveIntegerField(default=8)
+    is_enabled = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RoleTierLimit(models.Model):
+    """The highest priority tier a role may submit batch jobs at (admins: any)."""
+
+    role = models.CharField(max_length=20, choices=LimitedRole.choices, unique=True)
+    max_tier = models.ForeignKey(PriorityTier, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.role} ≤ {self.max_tier}"
+
+
+class BatchJob(models.Model):
+    """A batch/v1 Job (all-or-nothing over ``pods`` pods) in a team namespace."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="batch_jobs"
+    )
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="batch_jobs")
+    queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="batch_jobs")
+    namespace = models.CharField(max_length=63)
+    name = models.CharField(max_length=63)
+    display_name = models.CharField(max_length=100, blank=True)
+    template = models.ForeignKey(JobTemplate, on_delete=models.PROTECT, related_name="jobs")
+    image = models.CharField(max_length=500)
+    command = models.JSONField(default=list)
+    flavor = models.ForeignKey(ResourceFlavor, on_delete=models.PROTECT, related_name="+")
+    gpu_resource = models.CharField(max_length=253)
+    gpus_per_pod = models.PositiveIntegerField()
+    pods = models.PositiveIntegerField(default=1)
+    cpu = models.CharField(max_length=64, blank=True)
+    memory = models.CharField(max_length=64, blank=True)
+    priority_tier = models.ForeignKey(PriorityTier, on_delete=models.PROTECT, related_name="+")
+    max_runtime_seconds = models.PositiveIntegerField()
+    checkpoint_dir = models.CharField(max_length=255, blank=True)
+    checkpoint_interval_seconds = models.PositiveIntegerField(null=True, blank=True)
+    sim_duration_seconds = models.PositiveIntegerField(null=True, blank=True)
+
+    state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.SUBMITTED)
+    state_reason = models.TextField(blank=True)
+    pending_reason = models.TextField(blank=True)
+    queue_position = models.PositiveIntegerField(null=True, blank=True)
+    workload_name = models.CharField(max_length=253, blank=True)
+    lost_work_seconds = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    admitted_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    synced_at = models.DateTimeField(null=True, blank=True)
+    version = models.PositiveIntegerField(default=1)
+
+    objects = BatchJobQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="one_job_per_idempotency_key",
+            ),
+            models.UniqueConstraint(fields=["namespace", "name"], name="one_job_name"),
+        ]
+        indexes = [models.Index(fields=["team", "state"]), models.Index(fields=["state"])]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def total_gpus(self) -> int:
+        return self.gpus_per_pod * self.pods
+
+
+class JobEvent(models.Model):
+    """One admission-history step (admitted, preempted, requeued, finished…).
+
+    ``key`` identifies the Workload condition transition it came from, so reading
+    the same status twice records it once.
+    """
+
+    job = models.ForeignKey(BatchJob, on_delete=models.CASCADE, related_name="events")
+    at = models.DateTimeField()
+    kind = models.CharField(max_length=20, choices=JobEventKind.choices)
+    reason = models.CharField(max_length=100, blank=True)
+    message = models.TextField(blank=True)
+    preemptor = models.CharField(max_length=300, blank=True)
+    lost_gpu_minutes = models.DecimalField(max_digits=12, decimal_places=1, null=True, blank=True)
+    key = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["job", "key"], name="one_event_per_key")]
+
+    def __str__(self) -> str:
+        return f"{self.job} {self.kind} at {self.at:%Y-%m-%d %H:%M}"

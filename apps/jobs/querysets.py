@@ -1,0 +1,65 @@
+"""Reads and visibility of notebooks and jobs. Every list is filtered by ``visible_to``.
+
+Notebooks are private-ish (their URL opens a session): the owner, whoever requested
+them (a launcher), leads of the team and admins see them. Batch jobs are team
+business: every member of the team sees them. Anything else answers 404, the same
+as a missing id.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+def _anonymous(user) -> bool:
+    return user is None or not user.is_authenticated
+
+
+def _team_ids(user, *, role: str | None = None) -> models.QuerySet:
+    from apps.queues.models import Membership
+
+    rows = Membership.objects.filter(user=user)
+    if role:
+        rows = rows.filter(role=role)
+    return rows.values("team_id")
+
+
+class NotebookQuerySet(models.QuerySet):
+    def visible_to(self, user) -> NotebookQuerySet:
+        from apps.queues.choices import TeamRole
+
+        if _anonymous(user):
+            return self.none()
+        if user.is_platform_admin:
+            return self.all()
+        return self.filter(
+            Q(owner=user)
+            | Q(requested_by=user)
+            | Q(team_id__in=_team_ids(user, role=TeamRole.LEAD))
+        )
+
+    def active(self) -> NotebookQuerySet:
+        from apps.jobs.choices import NotebookState
+
+        return self.filter(state__in=NotebookState.active_values())
+
+    def with_related(self) -> NotebookQuerySet:
+        return self.select_related("owner", "requested_by", "team", "flavor", "profile", "pool")
+
+
+class BatchJobQuerySet(models.QuerySet):
+    def visible_to(self, user) -> BatchJobQuerySet:
+        if _anonymous(user):
+            return self.none()
+        if user.is_platform_admin:
+            return self.all()
+        return self.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
+
+    def active(self) -> BatchJobQuerySet:
+        from apps.jobs.choices import JobState
+
+        return self.filter(state__in=JobState.active_values())
+
+    def with_related(self) -> BatchJobQuerySet:
+        return self.select_related("owner", "team", "flavor", "priority_tier", "queue")

@@ -1,0 +1,120 @@
+"""Shared pieces of the notebook and job services: who is asking, audit, request hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import asdict, dataclass, is_dataclass
+
+from apps.accounts.models import ApiToken
+from apps.jobs.errors import JobsError
+from apps.queues import permissions
+from apps.queues.models import Membership, Team
+from apps.queues.services.audit import record_audit
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is acting: a signed-in user, or a user's API token (maybe a launcher)."""
+
+    user: object
+    token: ApiToken | None = None
+
+    @property
+    def launcher(self):
+        if self.token is None:
+            return None
+        return getattr(self.token, "launcher", None)
+
+
+def request_hash(owner_id: int, spec) -> str:
+    """A stable digest of a request, to tell a retry from a different request."""
+    body = asdict(spec) if is_dataclass(spec) else dict(spec)
+    canonical = json.dumps({"owner": owner_id, **body}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def new_name(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(4)}"
+
+
+def audit(actor: Principal, action: str, obj, *, after: dict | None = None, reason: str = ""):
+    """Audit row in the caller's transaction; says so when a launcher acted for someone."""
+    if actor.token is not None and getattr(obj, "owner_id", None) != actor.user.pk:
+        reason = f"{reason} (by launcher token {actor.token.prefix}… for {obj.owner})".strip()
+    return record_audit(
+        actor=actor.user, action=action, obj=obj, team=obj.team, after=after, reason=reason
+    )
+
+
+def resolve_team(user, team_slug: str) -> Team:
+    """The team the request is for: the one named, or the user's only team."""
+    memberships = Membership.objects.filter(user=user).select_related("team")
+    if team_slug:
+        membership = memberships.filter(team__slug=team_slug).first()
+        if membership is None:
+            raise JobsError(
+                "not_a_member", f"{user} is not a member of team {team_slug!r}", field="team"
+            )
+        return membership.team
+    teams = [m.team for m in memberships]
+    if not teams:
+        raise JobsError("not_a_member", f"{user} is not a member of any team", field="team")
+    if len(teams) > 1:
+        raise JobsError("team_required", "you belong to several teams; name one", field="team")
+    return teams[0]
+
+
+def resolve_namespace(team: Team, namespace: str) -> str:
+    names = list(team.namespaces.values_list("name", flat=True))
+    if not names:
+        raise JobsError("namespace_not_allowed", f"team {team} has no namespace", field="team")
+    if not namespace:
+        return names[0]
+    if namespace not in names:
+        raise JobsError(
+            "namespace_not_allowed",
+            f"namespace {namespace!r} does not belong to team {team}",
+            field="namespace",
+        )
+    return namespace
+
+
+def resolve_subject(actor: Principal, username: str):
+    """Who the request is for: the actor, or (launchers only) the user named in the body."""
+    from apps.accounts.models import User
+
+    if not username or username == actor.user.get_username():
+        return actor.user
+    if actor.launcher is None:
+        raise JobsError(
+            "launcher_not_allowed", "only launcher tokens may act for another user", field="user"
+        )
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise JobsError("not_a_member", f"no active user {username!r}", field="user")
+    return user
+
+
+def check_acts_for(actor: Principal, user, team: Team) -> None:
+    """A principal acts for itself; a launcher token also for members of its teams."""
+    if user.pk == actor.user.pk:
+        return
+    grant = actor.launcher
+    if grant is None or not grant.teams.filter(pk=team.pk).exists():
+        raise JobsError(
+            "launcher_not_allowed",
+            f"this token may not act for users of team {team}",
+            field="user",
+        )
+
+
+def can_manage(actor_user, obj) -> bool:
+    """Owner, whoever requested it, a lead of its team, or an admin."""
+    return (
+        obj.owner_id == actor_user.pk
+        or getattr(obj, "requested_by_id", None) == actor_user.pk
+        or permissions.is_admin(actor_user)
+        or permissions.is_lead_of(actor_user, obj.team)
+    )

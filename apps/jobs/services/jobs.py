@@ -1,0 +1,344 @@
+"""Every write to batch jobs: submit from a template, cancel, and status from the cluster."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.jobs import manifests
+from apps.jobs.choices import JobEventKind, JobState, LimitedRole
+from apps.jobs.errors import JobsError
+from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
+from apps.jobs.services.common import (
+    Principal,
+    audit,
+    can_manage,
+    check_acts_for,
+    new_name,
+    request_hash,
+    resolve_namespace,
+    resolve_team,
+)
+from apps.queues import permissions
+from apps.queues.choices import AuditAction
+from apps.queues.models import PriorityTier, Queue
+
+MAX_PODS = 64
+MAX_RUNTIME_MINUTES = 7 * 24 * 60
+MIN_CHECKPOINT_SECONDS = 60
+_PATH_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+NON_GPU = ("cpu", "memory", "ephemeral-storage", "pods")
+
+
+@dataclass(frozen=True)
+class JobRequest:
+    template: str
+    flavor: str
+    gpus_per_pod: int = 1
+    pods: int = 1
+    priority_tier: str = ""
+    max_runtime_minutes: int = 60
+    command: tuple[str, ...] | None = None
+    image: str = ""
+    checkpoint_dir: str = ""
+    checkpoint_interval_minutes: int | None = None
+    team: str = ""
+    namespace: str = ""
+    queue: str = ""
+    display_name: str = ""
+    sim_duration_seconds: int | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _queue(team, name: str) -> Queue:
+    queues = Queue.objects.filter(team=team).prefetch_related("quotas__flavor")
+    queue = queues.filter(name=name).first() if name else queues.first()
+    if queue is None:
+        raise JobsError(
+            "flavor_not_in_queue", f"team {team} has no queue {name!r}".strip(), field="queue"
+        )
+    return queue
+
+
+def _gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
+    """The GPU resource the queue has quota for on ``flavor``, and every covered resource."""
+    covered = sorted({q.resource for q in queue.quotas.all()})
+    gpu = [
+        q.resource
+        for q in queue.quotas.all()
+        if q.flavor.name == flavor and q.resource not in NON_GPU
+    ]
+    if not gpu:
+        raise JobsError(
+            "flavor_not_in_queue", f"queue {queue} has no GPU quota on {flavor!r}", field="flavor"
+        )
+    return gpu[0], covered
+
+
+def allowed_tiers(user, team) -> list[PriorityTier]:
+    """Tiers ``user`` may submit at in ``team``: up to their role's limit; admins any."""
+    tiers = list(PriorityTier.objects.order_by("value"))
+    if permissions.is_admin(user) or not tiers:
+        return tiers
+    role = LimitedRole.LEAD if permissions.is_lead_of(user, team) else LimitedRole.SCIENTIST
+    limit = RoleTierLimit.objects.filter(role=role).select_related("max_tier").first()
+    ceiling = limit.max_tier.value if limit else tiers[0].value
+    return [t for t in tiers if t.value <= ceiling]
+
+
+def _tier(user, team, name: str) -> PriorityTier:
+    allowed = allowed_tiers(user, team)
+    if not name:
+        if not allowed:
+            raise JobsError("tier_not_allowed", "no priority tier is configured")
+        return allowed[0]
+    tier = next((t for t in allowed if t.name == name), None)
+    if tier is None:
+        exists = PriorityTier.objects.filter(name=name).exists()
+        raise JobsError(
+            "tier_not_allowed" if exists else "invalid",
+            f"you may not submit at tier {name!r}" if exists else f"no tier {name!r}",
+            field="priority_tier",
+        )
+    return tier
+
+
+def _check_shape(spec: JobRequest, template: JobTemplate) -> None:
+    if not 1 <= spec.gpus_per_pod <= template.max_gpus_per_pod:
+        raise JobsError(
+            "invalid", f"gpus_per_pod must be 1–{template.max_gpus_per_pod}", field="gpus_per_pod"
+        )
+    if not 1 <= spec.pods <= MAX_PODS:
+        raise JobsError("invalid", f"pods must be 1–{MAX_PODS}", field="pods")
+    if not 1 <= spec.max_runtime_minutes <= MAX_RUNTIME_MINUTES:
+        raise JobsError(
+            "invalid",
+            f"max_runtime_minutes must be 1–{MAX_RUNTIME_MINUTES}",
+            field="max_runtime_minutes",
+        )
+    command = spec.command or ()
+    if len(command) > 64 or any(not isinstance(a, str) or len(a) > 4096 for a in command):
+        raise JobsError("invalid", "command is a list of at most 64 strings", field="command")
+    parts = spec.checkpoint_dir.split("/") if spec.checkpoint_dir else []
+    if len(spec.checkpoint_dir) > 200 or any(not _PATH_PART.match(p) for p in parts):
+        raise JobsError(
+            "invalid", "checkpoint_dir is a relative path of plain names", field="checkpoint_dir"
+        )
+    interval = spec.checkpoint_interval_minutes
+    if interval is not None and not 1 <= interval <= MAX_RUNTIME_MINUTES:
+        raise JobsError(
+            "invalid",
+            "checkpoint_interval_minutes must be at least 1",
+            field="checkpoint_interval_minutes",
+        )
+
+
+def _image(spec: JobRequest, template: JobTemplate) -> str:
+    if not spec.image or spec.image == template.image:
+        return template.image
+    if not NotebookImage.objects.filter(image=spec.image, is_enabled=True).exists():
+        raise JobsError(
+            "image_not_allowed", f"image {spec.image!r} is not on the allow-list", field="image"
+        )
+    return spec.image
+
+
+@transaction.atomic
+def submit_job(
+    user,
+    spec: JobRequest,
+    *,
+    actor: Principal,
+    idempotency_key: str = "",
+    now: datetime | None = None,
+) -> tuple[BatchJob, bool]:
+    """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
+    now = now or timezone.now()
+    digest = request_hash(user.pk, spec)
+    if idempotency_key:
+        existing = BatchJob.objects.filter(owner=user, idempotency_key=idempotency_key).first()
+        if existing is not None:
+            if existing.request_hash != digest:
+                raise JobsError(
+                    "idempotency_key_reused",
+                    "this Idempotency-Key was already used for a different request",
+                )
+            return existing, True
+    team = resolve_team(user, spec.team)
+    check_acts_for(actor, user, team)
+    namespace = resolve_namespace(team, spec.namespace)
+    template = JobTemplate.objects.filter(name=spec.template, is_enabled=True).first()
+    if template is None:
+        raise JobsError("template_not_found", f"no template {spec.template!r}", field="template")
+    _check_shape(spec, template)
+    image = _image(spec, template)
+    queue = _queue(team, spec.queue)
+    gpu_resource, covered = _gpu_resource(queue, spec.flavor)
+    tier = _tier(user, team, spec.priority_tier)
+    flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
+    interval = spec.checkpoint_interval_minutes
+    job = BatchJob.objects.create(
+        owner=user,
+        idempotency_key=idempotency_key,
+        request_hash=digest,
+        team=team,
+        queue=queue,
+        namespace=namespace,
+        name=new_name("job"),
+        display_name=spec.display_name[:100],
+        template=template,
+        image=image,
+        command=list(spec.command or template.default_command),
+        flavor=flavor,
+        gpu_resource=gpu_resource,
+        gpus_per_pod=spec.gpus_per_pod,
+        pods=spec.pods,
+        # Kueue blocks resources its queue does not cover, so only covered ones are requested.
+        cpu=template.cpu_per_pod if "cpu" in covered else "",
+        memory=template.memory_per_pod if "memory" in covered else "",
+        priority_tier=tier,
+        max_runtime_seconds=spec.max_runtime_minutes * 60,
+        checkpoint_dir=spec.checkpoint_dir,
+        checkpoint_interval_seconds=interval * 60 if interval else None,
+        sim_duration_seconds=spec.sim_duration_seconds,
+        created_at=now,
+    )
+    JobEvent.objects.create(job=job, at=now, kind=JobEventKind.SUBMITTED, key="submitted")
+    audit(
+        actor,
+        AuditAction.CREATE,
+        job,
+        reason="batch job submitted",
+        after={"gpus": job.total_gpus, "flavor": flavor.name, "tier": tier.name},
+    )
+    _on_commit("submit_job_task", job.pk)
+    return job, False
+
+
+def _on_commit(task_name: str, job_id: int) -> None:
+    if not settings.QM_CLUSTER_SYNC:
+        return
+    from apps.jobs import tasks
+
+    transaction.on_commit(lambda: getattr(tasks, task_name).delay(job_id))
+
+
+def job_manifest(job: BatchJob) -> dict:
+    resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
+    spec = manifests.JobSpec(
+        name=job.name,
+        namespace=job.namespace,
+        team=job.team.slug,
+        owner=job.owner.get_username(),
+        queue=job.queue.name,
+        priority_class=job.priority_tier.name,
+        image=job.image,
+        command=tuple(job.command),
+        gpu_resource=job.gpu_resource,
+        gpus_per_pod=job.gpus_per_pod,
+        pods=job.pods,
+        resources=resources,
+        max_runtime_seconds=job.max_runtime_seconds,
+        checkpoint_dir=job.checkpoint_dir,
+        checkpoint_interval_seconds=job.checkpoint_interval_seconds,
+        checkpoint_claim=settings.QM_CHECKPOINT_CLAIM,
+        sim_duration_seconds=job.sim_duration_seconds,
+        node_selector=dict(job.flavor.node_labels or {}),
+    )
+    return manifests.render_job(spec)
+
+
+@transaction.atomic
+def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) -> bool:
+    """Cancel and delete the Job; False if it had already ended."""
+    now = now or timezone.now()
+    if actor.user is not None and not can_manage(actor.user, job):
+        raise JobsError("forbidden", "you may not cancel this job")
+    # Race: the job finishes (sync) while it is cancelled; one conditional UPDATE wins.
+    updated = BatchJob.objects.filter(pk=job.pk, state__in=JobState.active_values()).update(
+        state=JobState.CANCELLED,
+        ended_at=now,
+        queue_position=None,
+        version=F("version") + 1,
+        state_reason=f"cancelled by {actor.user or 'the system'}",
+    )
+    if not updated:
+        return False
+    job.refresh_from_db()
+    JobEvent.objects.create(
+        job=job, at=now, kind=JobEventKind.CANCELLED, key="cancelled", message=job.state_reason
+    )
+    audit(actor, AuditAction.DELETE, job, reason="batch job cancelled")
+    _on_commit("teardown_job_task", job.pk)
+    return True
+
+
+def mark_job_created(job_id: int) -> bool:
+    return bool(
+        BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(
+            state=JobState.QUEUED, version=F("version") + 1
+        )
+    )
+
+
+@dataclass(frozen=True)
+class JobStatus:
+    state: str
+    reason: str = ""
+    pending_reason: str = ""
+    position: int | None = None
+    workload_name: str = ""
+    history: tuple = ()
+    lost_work_seconds: int | None = None
+
+
+@transaction.atomic
+def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool:
+    """Record state and new history entries, unless the job changed since it was read."""
+    lost_before = job.lost_work_seconds
+    for entry in status.history:
+        lost = None
+        if entry.kind == JobEventKind.PREEMPTED and status.lost_work_seconds is not None:
+            lost = Decimal(max(0, status.lost_work_seconds - lost_before) * job.total_gpus) / 60
+        JobEvent.objects.get_or_create(
+            job=job,
+            key=entry.key,
+            defaults={
+                "at": entry.at,
+                "kind": entry.kind,
+                "reason": entry.reason,
+                "message": entry.message[:2000],
+                "preemptor": entry.preemptor,
+                "lost_gpu_minutes": lost,
+            },
+        )
+    values = {
+        "state": status.state,
+        "state_reason": status.reason,
+        "pending_reason": status.pending_reason,
+        "queue_position": status.position,
+        "workload_name": status.workload_name or job.workload_name,
+        "synced_at": now,
+    }
+    if status.lost_work_seconds is not None:
+        values["lost_work_seconds"] = max(lost_before, status.lost_work_seconds)
+    if status.state in (JobState.ADMITTED, JobState.RUNNING) and job.admitted_at is None:
+        values["admitted_at"] = now
+    if status.state in JobState.terminal_values():
+        values["ended_at"] = now
+        values["queue_position"] = None
+    # Race: a cancel between our read and this write must stay cancelled.
+    return bool(
+        BatchJob.objects.filter(
+            pk=job.pk,
+            version=job.version,
+            state__in=(JobState.QUEUED, JobState.ADMITTED, JobState.RUNNING),
+        ).update(**values, version=F("version") + 1)
+    )

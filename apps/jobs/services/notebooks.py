@@ -1,0 +1,302 @@
+"""Every write to notebooks: request, renew, stop, expire, cull, and status from the cluster."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Sum
+from django.utils import timezone
+
+from apps.jobs import manifests
+from apps.jobs.choices import NotebookState
+from apps.jobs.errors import JobsError
+from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
+from apps.jobs.services.common import (
+    Principal,
+    audit,
+    can_manage,
+    check_acts_for,
+    new_name,
+    request_hash,
+    resolve_namespace,
+    resolve_team,
+)
+from apps.queues.choices import AuditAction
+
+SYSTEM = Principal(user=None)
+
+
+@dataclass(frozen=True)
+class NotebookRequest:
+    """What a user may choose. Everything else (security, labels, queue) is ours."""
+
+    image: str
+    flavor: str
+    gpus: int = 1
+    profile: str = ""
+    ttl_hours: int | None = None
+    team: str = ""
+    namespace: str = ""
+    display_name: str = ""
+
+
+@dataclass(frozen=True)
+class RequestOutcome:
+    notebook: Notebook
+    replayed: bool
+
+
+def _on_commit_task(task_name: str, notebook_id: int) -> None:
+    if not settings.QM_CLUSTER_SYNC:
+        return
+    from apps.jobs import tasks
+
+    transaction.on_commit(lambda: getattr(tasks, task_name).delay(notebook_id))
+
+
+def _replay(actor: Principal, key: str, digest: str) -> RequestOutcome | None:
+    if not key:
+        return None
+    existing = Notebook.objects.filter(requested_by=actor.user, idempotency_key=key).first()
+    if existing is None:
+        return None
+    if existing.request_hash != digest:
+        raise JobsError(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used for a different request",
+        )
+    return RequestOutcome(existing, replayed=True)
+
+
+@transaction.atomic
+def request_notebook(
+    user,
+    spec: NotebookRequest,
+    *,
+    actor: Principal,
+    idempotency_key: str = "",
+    now: datetime | None = None,
+) -> RequestOutcome:
+    """Reserve a notebook for ``user`` within their limits and the pool's capacity.
+
+    The cluster objects are created after commit (``provision_notebook_task``). A
+    retry with the same ``idempotency_key`` and body returns the first notebook.
+    """
+    now = now or timezone.now()
+    digest = request_hash(user.pk, spec)
+    if (replayed := _replay(actor, idempotency_key, digest)) is not None:
+        return replayed
+    pool = InteractivePool.objects.current()
+    if pool is None:
+        raise JobsError("pool_not_configured", "no interactive pool is enabled")
+    team = resolve_team(user, spec.team)
+    check_acts_for(actor, user, team)
+    namespace = resolve_namespace(team, spec.namespace)
+    pool_flavor, profile, ttl = _validate(pool, spec)
+    # Race: two requests (same user, or the last free GPUs of a flavor) both count the
+    # active notebooks before either inserts, and both pass. Every request locks the
+    # pool row first, so counting and inserting are serialised pool-wide.
+    pool = InteractivePool.objects.select_for_update().get(pk=pool.pk)
+    if (replayed := _replay(actor, idempotency_key, digest)) is not None:
+        return replayed
+    _check_limits(pool, user, pool_flavor, spec.gpus)
+    name = new_name("nb")
+    notebook = Notebook(
+        owner=user,
+        requested_by=actor.user,
+        via_token=actor.token,
+        idempotency_key=idempotency_key,
+        request_hash=digest,
+        team=team,
+        namespace=namespace,
+        name=name,
+        display_name=spec.display_name[:100],
+        pool=pool,
+        flavor=pool_flavor.flavor,
+        gpu_resource=pool_flavor.gpu_resource,
+        gpus=spec.gpus,
+        image=spec.image,
+        profile=profile,
+        cpu=profile.cpu,
+        memory=profile.memory,
+        url=notebook_url(namespace, name),
+        created_at=now,
+        expires_at=now + timedelta(hours=ttl),
+    )
+    try:
+        with transaction.atomic():
+            notebook.save()
+    except IntegrityError:
+        # Only the idempotency constraint can clash here (the name is random);
+        # the pool lock makes this unreachable unless someone bypassed it.
+        raise JobsError("idempotency_key_reused", "a concurrent request used this key") from None
+    after = {
+        "gpus": spec.gpus,
+        "flavor": pool_flavor.flavor.name,
+        "image": spec.image,
+        "expires_at": notebook.expires_at.isoformat(),
+    }
+    audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
+    _on_commit_task("provision_notebook_task", notebook.pk)
+    return RequestOutcome(notebook, replayed=False)
+
+
+def _validate(pool: InteractivePool, spec: NotebookRequest):
+    if not NotebookImage.objects.filter(image=spec.image, is_enabled=True).exists():
+        raise JobsError(
+            "image_not_allowed", f"image {spec.image!r} is not on the allow-list", field="image"
+        )
+    pool_flavor = pool.flavors.select_related("flavor").filter(flavor__name=spec.flavor).first()
+    if pool_flavor is None:
+        raise JobsError(
+            "flavor_not_in_pool", f"the pool has no {spec.flavor!r} GPUs", field="flavor"
+        )
+    if not 1 <= spec.gpus <= pool_flavor.gpus:
+        raise JobsError("invalid", f"gpus must be between 1 and {pool_flavor.gpus}", field="gpus")
+    profiles = NotebookProfile.objects.all()
+    profile = (
+        profiles.filter(name=spec.profile).first()
+        if spec.profile
+        else profiles.filter(is_default=True).first() or profiles.first()
+    )
+    if profile is None:
+        raise JobsError("profile_not_found", f"no profile {spec.profile!r}", field="profile")
+    ttl = spec.ttl_hours if spec.ttl_hours is not None else pool.default_ttl_hours
+    if ttl < 1:
+        raise JobsError("invalid", "ttl_hours must be at least 1", field="ttl_hours")
+    if ttl > pool.max_ttl_hours:
+        raise JobsError(
+            "ttl_too_long", f"ttl_hours may be at most {pool.max_ttl_hours}", field="ttl_hours"
+        )
+    return pool_flavor, profile, ttl
+
+
+def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
+    mine = Notebook.objects.active().filter(owner=user).aggregate(n=Count("pk"), g=Sum("gpus"))
+    if mine["n"] + 1 > pool.max_notebooks_per_user:
+        raise JobsError(
+            "quota_exceeded", f"you may run at most {pool.max_notebooks_per_user} notebooks"
+        )
+    if (mine["g"] or 0) + gpus > pool.max_gpus_per_user:
+        raise JobsError(
+            "quota_exceeded",
+            f"you may use at most {pool.max_gpus_per_user} notebook GPUs ({mine['g'] or 0} in use)",
+            field="gpus",
+        )
+    used = (
+        Notebook.objects.active()
+        .filter(pool=pool, flavor=pool_flavor.flavor)
+        .aggregate(g=Sum("gpus"))["g"]
+        or 0
+    )
+    if used + gpus > pool_flavor.gpus:
+        raise JobsError(
+            "pool_full",
+            f"{pool_flavor.gpus - used} {pool_flavor.flavor} GPUs "
+            f"free in the interactive pool, {gpus} requested",
+            field="gpus",
+        )
+
+
+def notebook_url(namespace: str, name: str) -> str:
+    return f"{settings.QM_NOTEBOOK_URL_BASE.rstrip('/')}/{namespace}/{name}/"
+
+
+def notebook_manifests(notebook: Notebook) -> list[dict]:
+    spec = manifests.NotebookSpec(
+        name=notebook.name,
+        namespace=notebook.namespace,
+        team=notebook.team.slug,
+        owner=notebook.owner.get_username(),
+        queue=notebook.pool.name,
+        priority_class=notebook.pool.priority_tier.name,
+        image=notebook.image,
+        gpu_resource=notebook.gpu_resource,
+        gpus=notebook.gpus,
+        cpu=notebook.cpu,
+        memory=notebook.memory,
+        base_path=f"/{notebook.namespace}/{notebook.name}/",
+        node_selector=dict(notebook.flavor.node_labels or {}),
+    )
+    return manifests.render_notebook(spec)
+
+
+# ----- lifecycle ------------------------------------------------------------------------
+
+
+def _require_manager(actor: Principal, notebook: Notebook) -> None:
+    if actor.user is not None and not can_manage(actor.user, notebook):
+        raise JobsError("forbidden", "you may not change this notebook")
+
+
+@transaction.atomic
+def renew_notebook(
+    notebook: Notebook, *, actor: Principal, hours: int | None = None, now: datetime | None = None
+) -> Notebook:
+    """Push the expiry to ``now + hours`` (default: the pool's TTL), at most the pool's maximum."""
+    now = now or timezone.now()
+    _require_manager(actor, notebook)
+    pool = notebook.pool
+    hours = hours if hours is not None else pool.default_ttl_hours
+    if hours < 1:
+        raise JobsError("invalid", "hours must be at least 1", field="hours")
+    if hours > pool.max_ttl_hours:
+        raise JobsError(
+            "ttl_too_long", f"a renewal may add at most {pool.max_ttl_hours} hours", field="hours"
+        )
+    expires = now + timedelta(hours=hours)
+    # Race: the expiry task stops the notebook while we renew. Only an active
+    # notebook is renewed, decided by the row count of one conditional UPDATE.
+    rows = Notebook.objects.filter(pk=notebook.pk, state__in=NotebookState.active_values())
+    before = notebook.expires_at
+    updated = rows.filter(state=NotebookState.EXPIRING).update(
+        expires_at=expires, expiry_warned_at=None, state=NotebookState.READY, version=_bump()
+    ) or rows.update(expires_at=expires, expiry_warned_at=None, version=_bump())
+    if not updated:
+        raise JobsError("not_renewable", "the notebook has already stopped")
+    notebook.refresh_from_db()
+    audit(
+        actor,
+        AuditAction.UPDATE,
+        notebook,
+        after={"expires_at": expires.isoformat()},
+        reason=f"renewed (was due {before.isoformat()})",
+    )
+    return notebook
+
+
+def _bump():
+    from django.db.models import F
+
+    return F("version") + 1
+
+
+@transaction.atomic
+def stop_notebook(
+    notebook: Notebook,
+    *,
+    actor: Principal,
+    state: str = NotebookState.STOPPED,
+    reason: str = "stopped by its user",
+    now: datetime | None = None,
+) -> bool:
+    """End the notebook (Stopped, Culled or Failed) and delete its cluster objects.
+
+    Returns False when it had already ended (stopping twice is not an error).
+    """
+    now = now or timezone.now()
+    _require_manager(actor, notebook)
+    # Race: stop, expiry and culling may all end the same notebook at once; the
+    # conditional UPDATE lets exactly one of them record the ending.
+    updated = Notebook.objects.filter(
+        pk=notebook.pk, state__in=NotebookState.active_values()
+    ).update(state=state, state_reason=reason, ended_at=now, queue_position=None, version=_bump())
+    if not updated:
+        return False
+    notebook.refresh_from_db()
+    audit(actor, AuditAction.DELETE, notebook, after={"state": state}, reason=reason)
+    _on_commit_task("teardown_notebook_task", notebook.pk)
+    return True

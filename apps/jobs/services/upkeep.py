@@ -1,0 +1,132 @@
+"""Notebook upkeep: cluster status, TTL expiry with a warning, and idle culling.
+
+Called by the periodic tasks with the time (``now``) and the measurements passed in,
+so tests drive them with any clock and any Prometheus data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import F
+
+from apps.jobs.choices import NotebookState
+from apps.jobs.models import Notebook
+from apps.jobs.services.common import Principal
+from apps.jobs.services.notebooks import stop_notebook
+
+SYSTEM = Principal(user=None)
+
+
+def mark_provisioned(notebook_id: int) -> bool:
+    """REQUESTED → QUEUED once the cluster objects exist; False if it ended meanwhile."""
+    return bool(
+        Notebook.objects.filter(pk=notebook_id, state=NotebookState.REQUESTED).update(
+            state=NotebookState.QUEUED, version=F("version") + 1
+        )
+    )
+
+
+@dataclass(frozen=True)
+class NotebookStatus:
+    state: str
+    reason: str = ""
+    pending_reason: str = ""
+    position: int | None = None
+    workload_name: str = ""
+
+
+def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -> bool:
+    """Record what the cluster says, unless the notebook changed since it was read.
+
+    Race: a user stops (or renews) the notebook while the sync computes its status
+    from an older read; the UPDATE is conditional on the version the sync saw.
+    """
+    state = status.state
+    if state == NotebookState.READY and notebook.state == NotebookState.EXPIRING:
+        state = NotebookState.EXPIRING  # still ready; the expiry warning stands
+    if state == NotebookState.FAILED:
+        return stop_notebook(notebook, actor=SYSTEM, state=state, reason=status.reason, now=now)
+    values = {
+        "state": state,
+        "pending_reason": status.pending_reason,
+        "queue_position": status.position,
+        "workload_name": status.workload_name or notebook.workload_name,
+        "synced_at": now,
+    }
+    if state in NotebookState.running_values() and notebook.ready_at is None:
+        values["ready_at"] = now
+    unchanged = all(getattr(notebook, k) == v for k, v in values.items() if k != "synced_at")
+    rows = Notebook.objects.filter(
+        pk=notebook.pk,
+        version=notebook.version,
+        state__in=(NotebookState.QUEUED, NotebookState.STARTING, *NotebookState.running_values()),
+    )
+    if unchanged:
+        return bool(rows.update(synced_at=now))
+    return bool(rows.update(**values, version=F("version") + 1))
+
+
+def expire_notebooks(*, now: datetime) -> dict[str, int]:
+    """Warn notebooks close to their expiry (Expiring) and stop the expired ones."""
+    stopped = 0
+    for notebook in Notebook.objects.active().filter(expires_at__lte=now).select_related("team"):
+        stopped += stop_notebook(
+            notebook,
+            actor=SYSTEM,
+            reason=f"expired at {notebook.expires_at:%Y-%m-%d %H:%M} UTC",
+            now=now,
+        )
+    warned = 0
+    for notebook in Notebook.objects.active().filter(expiry_warned_at=None).select_related("pool"):
+        window = timedelta(minutes=notebook.pool.expiry_warning_minutes)
+        if notebook.expires_at - window > now:
+            continue
+        # Race: a renewal between our read and this write must not be overwritten,
+        # hence the condition on the expiry we read.
+        rows = Notebook.objects.filter(
+            pk=notebook.pk, expires_at=notebook.expires_at, expiry_warned_at=None
+        )
+        updates = {"expiry_warned_at": now, "version": F("version") + 1}
+        if notebook.state in NotebookState.running_values():
+            updates["state"] = NotebookState.EXPIRING
+        warned += rows.filter(state__in=NotebookState.active_values()).update(**updates)
+    return {"warned": warned, "stopped": stopped}
+
+
+@transaction.atomic
+def cull_idle_notebooks(peak_utilization: dict[tuple[str, str], float], *, now: datetime) -> dict:
+    """Warn, then cull, notebooks whose GPUs stayed under the pool's threshold.
+
+    ``peak_utilization`` maps (namespace, pod) to the highest GPU utilisation (0–100)
+    over the pool's idle window; a notebook without a reading is left alone (no data
+    is not proof of idleness). A notebook is only judged once it has been ready for a
+    whole window, and culled when still idle ``idle_grace_minutes`` after the warning.
+    """
+    warned = culled = cleared = 0
+    running = Notebook.objects.filter(state__in=NotebookState.running_values())
+    for notebook in running.select_related("pool", "team").order_by("pk"):
+        pool = notebook.pool
+        peak = peak_utilization.get((notebook.namespace, notebook.pod_name))
+        judged = notebook.ready_at and notebook.ready_at <= now - timedelta(
+            minutes=pool.idle_window_minutes
+        )
+        idle = peak is not None and judged and peak < pool.idle_threshold_percent
+        rows = Notebook.objects.filter(pk=notebook.pk, version=notebook.version)
+        if not idle:
+            if notebook.idle_warned_at is not None:
+                cleared += rows.update(idle_warned_at=None, version=F("version") + 1)
+            continue
+        if notebook.idle_warned_at is None:
+            warned += rows.update(idle_warned_at=now, version=F("version") + 1)
+        elif notebook.idle_warned_at <= now - timedelta(minutes=pool.idle_grace_minutes):
+            reason = (
+                f"idle: GPU utilisation peaked at {peak:.1f}% over the last "
+                f"{pool.idle_window_minutes} min (threshold {pool.idle_threshold_percent:g}%)"
+            )
+            culled += stop_notebook(
+                notebook, actor=SYSTEM, state=NotebookState.CULLED, reason=reason, now=now
+            )
+    return {"warned": warned, "culled": culled, "cleared": cleared}

@@ -1,0 +1,325 @@
+"""What the cluster says about a notebook or job, as pure functions over plain dicts.
+
+Inputs are the objects ``cluster.observe`` read (Workloads, pods, Jobs,
+ClusterQueues). Outputs are states, plain-language pending reasons and admission
+history entries; services write them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.utils.dateparse import parse_datetime
+
+from apps.jobs.choices import JobEventKind, JobState, NotebookState
+from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+
+OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
+OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
+LOST_WORK = "simcluster/lost-work-seconds"
+_PREEMPTOR_UID = re.compile(r"\(UID: ([^,)]+)")
+_UNSCHEDULABLE_PREFIX = re.compile(r"^0/\d+ nodes are available: ")
+
+
+def condition(obj: dict | None, kind: str) -> dict | None:
+    for cond in ((obj or {}).get("status") or {}).get("conditions") or ():
+        if cond.get("type") == kind:
+            return cond
+    return None
+
+
+def is_true(obj: dict | None, kind: str) -> bool:
+    cond = condition(obj, kind)
+    return bool(cond and cond.get("status") == "True")
+
+
+def _meta(obj: dict) -> dict:
+    return obj.get("metadata") or {}
+
+
+def owner_key(workload: dict) -> tuple[str, str, str]:
+    """(namespace, owner kind, owner name) of a Workload."""
+    meta = _meta(workload)
+    for ref in meta.get("ownerReferences") or ():
+        if ref.get("controller", True):
+            return (meta.get("namespace", ""), ref.get("kind", ""), ref.get("name", ""))
+    annotations = meta.get("annotations") or {}
+    kind = (annotations.get(OWNER_GVK) or "").rsplit("Kind=", 1)[-1]
+    return (meta.get("namespace", ""), kind, annotations.get(OWNER_NAME, ""))
+
+
+def index_workloads(workloads: list[dict]) -> dict[tuple[str, str, str], dict]:
+    return {owner_key(w): w for w in workloads}
+
+
+def pods_of(pods: list[dict], namespace: str, label: str, value: str) -> list[dict]:
+    return [
+        p
+        for p in pods
+        if _meta(p).get("namespace") == namespace
+        and (_meta(p).get("labels") or {}).get(label) == value
+    ]
+
+
+def _pod_ready(pod: dict) -> bool:
+    return (pod.get("status") or {}).get("phase") == "Running" and is_true(pod, "Ready")
+
+
+def unschedulable_message(pods: list[dict]) -> str:
+    for pod in pods:
+        cond = condition(pod, "PodScheduled")
+        if cond and cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
+            return _UNSCHEDULABLE_PREFIX.sub("", cond.get("message") or "").rstrip(".")
+    return ""
+
+
+# ----- notebooks ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Phase:
+    state: str
+    reason: str = ""
+
+
+def notebook_phase(workload: dict | None, pods: list[dict]) -> Phase:
+    """Queued until Kueue reserves quota, Starting until the pod is ready, then Ready."""
+    if workload is not None and is_true(workload, "Finished"):
+        cond = condition(workload, "Finished")
+        return Phase(NotebookState.FAILED, cond.get("message") or "the workload finished")
+    if any((p.get("status") or {}).get("phase") == "Failed" for p in pods):
+        return Phase(NotebookState.FAILED, "the notebook pod failed")
+    if workload is None or not is_true(workload, "QuotaReserved"):
+        return Phase(NotebookState.QUEUED)
+    if pods and all(_pod_ready(p) for p in pods):
+        return Phase(NotebookState.READY)
+    return Phase(NotebookState.STARTING)
+
+
+# ----- jobs -----------------------------------------------------------------------------
+
+
+def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phase:
+    if job is not None:
+        for kind, state in (("Complete", JobState.SUCCEEDED), ("Failed", JobState.FAILED)):
+            cond = condition(job, kind)
+            if cond and cond.get("status") == "True":
+                return Phase(state, cond.get("message") or "")
+    if workload is None or not is_true(workload, "QuotaReserved"):
+        return Phase(JobState.QUEUED)
+    running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
+    if running and not (job or {}).get("spec", {}).get("suspend", False):
+        return Phase(JobState.RUNNING)
+    return Phase(JobState.ADMITTED)
+
+
+# ----- headroom and pending reasons -------------------------------------------------------
+
+
+def _q(value) -> Decimal:
+    try:
+        return parse_quantity(value) if value not in (None, "") else Decimal(0)
+    except QuantityError:
+        return Decimal(0)
+
+
+def _quota(cq: dict, flavor: str, resource: str) -> dict | None:
+    for group in (cq.get("spec") or {}).get("resourceGroups") or ():
+        for fl in group.get("flavors") or ():
+            if fl.get("name") != flavor:
+                continue
+            for res in fl.get("resources") or ():
+                if res.get("name") == resource:
+                    return res
+    return None
+
+
+def _usage(cq: dict, flavor: str, resource: str) -> tuple[Decimal, Decimal]:
+    """(total, borrowed) admitted usage from ``status.flavorsUsage``."""
+    for fl in (cq.get("status") or {}).get("flavorsUsage") or ():
+        if fl.get("name") != flavor:
+            continue
+        for res in fl.get("resources") or ():
+            if res.get("name") == resource:
+                return _q(res.get("total")), _q(res.get("borrowed"))
+    return Decimal(0), Decimal(0)
+
+
+def _cohort(cq: dict) -> str:
+    spec = cq.get("spec") or {}
+    return spec.get("cohortName") or spec.get("cohort") or ""
+
+
+@dataclass(frozen=True)
+class Headroom:
+    free: Decimal
+    cohort_can_lend: Decimal
+
+
+def headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headroom:
+    """Unused nominal quota of ``cq``, and what the rest of its cohort could lend it now.
+
+    A member lends what it does not use of its lendable part (``lendingLimit``, or all
+    of its nominal quota when unset); whatever the members already borrow is taken
+    off, and the result is capped by ``cq``'s own remaining ``borrowingLimit``.
+    """
+    own = _quota(cq, flavor, resource) or {}
+    used, borrowed = _usage(cq, flavor, resource)
+    free = max(Decimal(0), _q(own.get("nominalQuota")) - used)
+    cohort = _cohort(cq)
+    if not cohort:
+        return Headroom(free, Decimal(0))
+    members = [c for c in all_cqs if _cohort(c) == cohort]
+    spare, borrowed_total = Decimal(0), Decimal(0)
+    for member in members:
+        quota = _quota(member, flavor, resource) or {}
+        m_used, m_borrowed = _usage(member, flavor, resource)
+        borrowed_total += m_borrowed
+        if _meta(member).get("name") == _meta(cq).get("name"):
+            continue
+        nominal = _q(quota.get("nominalQuota"))
+        lendable = _q(quota["lendingLimit"]) if quota.get("lendingLimit") else nominal
+        private = nominal - lendable
+        spare += max(Decimal(0), lendable - max(Decimal(0), min(m_used, nominal) - private))
+    can_lend = max(Decimal(0), spare - borrowed_total)
+    if own.get("borrowingLimit") not in (None, ""):
+        can_lend = min(can_lend, max(Decimal(0), _q(own["borrowingLimit"]) - borrowed))
+    return Headroom(free, can_lend)
+
+
+@dataclass(frozen=True)
+class Need:
+    flavor: str
+    resource: str
+    amount: int
+
+
+def pending_reason(
+    workload: dict | None,
+    pods: list[dict],
+    cluster_queues: list[dict],
+    need: Need,
+) -> str:
+    """Why it is not running yet, in words a scientist can act on."""
+    if workload is None:
+        return "waiting for Kueue to create the workload"
+    if is_true(workload, "QuotaReserved"):
+        message = unschedulable_message(pods)
+        return f"admitted but unschedulable: {message}" if message else ""
+    cond = condition(workload, "QuotaReserved") or {}
+    reason = cond.get("reason") or ""
+    cq_name = _admission_cq(workload, cluster_queues)
+    cq = next((c for c in cluster_queues if _meta(c).get("name") == cq_name), None)
+    if reason in ("", "WaitingForQuota", "Pending") and cq is not None:
+        room = headroom(cq, cluster_queues, need.flavor, need.resource)
+        return (
+            f"waiting for quota in {cq_name}: needs {need.amount} {need.resource} on "
+            f"{need.flavor}, {format_quantity(room.free)} free, cohort can lend "
+            f"{format_quantity(room.cohort_can_lend)}"
+        )
+    if reason == "WaitingForPreemptedWorkloads":
+        return "waiting for preempted workloads to release their GPUs"
+    if reason:
+        return f"{reason}: {cond.get('message', '')}".strip()
+    return "waiting for Kueue to consider the workload"
+
+
+def _admission_cq(workload: dict, cluster_queues: list[dict]) -> str:
+    """The ClusterQueue behind the workload's LocalQueue (same name by our convention)."""
+    admission = (workload.get("status") or {}).get("admission") or {}
+    if admission.get("clusterQueue"):
+        return admission["clusterQueue"]
+    return (workload.get("spec") or {}).get("queueName") or ""
+
+
+# ----- admission history ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    key: str
+    kind: str
+    at: datetime
+    reason: str = ""
+    message: str = ""
+    preemptor: str = ""
+
+
+def _at(cond: dict) -> datetime | None:
+    return parse_datetime(cond.get("lastTransitionTime") or "")
+
+
+def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEntry]:
+    """The transitions visible on the Workload now (conditions keep only the latest)."""
+    entries = []
+    reserved = condition(workload, "QuotaReserved")
+    if reserved and reserved.get("status") == "True" and _at(reserved):
+        entries.append(
+            HistoryEntry(
+                f"admitted:{reserved['lastTransitionTime']}",
+                JobEventKind.ADMITTED,
+                _at(reserved),
+                "QuotaReserved",
+                reserved.get("message", ""),
+            )
+        )
+    evicted = condition(workload, "Evicted")
+    if evicted and evicted.get("status") == "True" and _at(evicted):
+        preempted = condition(workload, "Preempted")
+        if preempted and preempted.get("status") == "True":
+            entries.append(
+                HistoryEntry(
+                    f"preempted:{evicted['lastTransitionTime']}",
+                    JobEventKind.PREEMPTED,
+                    _at(evicted),
+                    preempted.get("reason", ""),
+                    preempted.get("message", ""),
+                    preemptor_of(preempted.get("message", ""), workloads_by_uid),
+                )
+            )
+        else:
+            entries.append(
+                HistoryEntry(
+                    f"evicted:{evicted['lastTransitionTime']}",
+                    JobEventKind.EVICTED,
+                    _at(evicted),
+                    evicted.get("reason", ""),
+                    evicted.get("message", ""),
+                )
+            )
+    finished = condition(workload, "Finished")
+    if finished and finished.get("status") == "True" and _at(finished):
+        entries.append(
+            HistoryEntry(
+                f"finished:{finished['lastTransitionTime']}",
+                JobEventKind.FINISHED,
+                _at(finished),
+                finished.get("reason", ""),
+                finished.get("message", ""),
+            )
+        )
+    return entries
+
+
+def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
+    """``namespace/owner`` of the workload named in a preemption message, if still known."""
+    match = _PREEMPTOR_UID.search(message)
+    if not match:
+        return ""
+    workload = workloads_by_uid.get(match.group(1))
+    if workload is None:
+        return ""
+    namespace, _kind, name = owner_key(workload)
+    return f"{namespace}/{name}"
+
+
+def lost_work_seconds(workload: dict) -> int | None:
+    """Work lost to evictions so far, when the cluster reports it (the simulator does)."""
+    value = (_meta(workload).get("annotations") or {}).get(LOST_WORK)
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,163 @@
+"""Cluster side of notebooks and jobs: create, delete, and read status back (level-based).
+
+``sync_status`` reads the cluster once (``cluster.observe``), derives every active
+notebook's and job's state with the pure functions of ``status`` and records it
+through the services. It also re-creates the objects of notebooks and jobs whose
+creation task was lost, so a missed ``on_commit`` heals on the next run.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from apps.jobs import cluster
+from apps.jobs import status as st
+from apps.jobs.choices import JobState, NotebookState
+from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
+from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services.jobs import JobStatus, apply_job_status, job_manifest, mark_job_created
+from apps.jobs.services.notebooks import notebook_manifests
+from apps.jobs.services.upkeep import NotebookStatus, apply_status, mark_provisioned
+from portal.kube import KubeClient
+
+# A row still waiting for its creation task this long after the request is re-driven.
+STUCK_AFTER = timedelta(seconds=30)
+DELETED = "its cluster objects were deleted outside the portal"
+
+
+def provision_notebook(client: KubeClient, notebook_id: int) -> str:
+    notebook = Notebook.objects.select_related("team", "owner", "pool__priority_tier", "flavor")
+    notebook = notebook.filter(pk=notebook_id).first()
+    if notebook is None or notebook.state != NotebookState.REQUESTED:
+        return "skipped"
+    cluster.create_all(client, notebook_manifests(notebook))
+    if not mark_provisioned(notebook.pk):
+        # Race: the notebook was stopped while we created its objects, and its
+        # teardown may have run before they existed. Delete them ourselves.
+        cluster.delete_notebook(client, notebook.namespace, notebook.name)
+        return "stopped meanwhile"
+    return "created"
+
+
+def teardown_notebook(client: KubeClient, notebook_id: int) -> str:
+    notebook = Notebook.objects.filter(pk=notebook_id).first()
+    if notebook is None or notebook.is_active:
+        return "skipped"
+    cluster.delete_notebook(client, notebook.namespace, notebook.name)
+    return "deleted"
+
+
+def create_job(client: KubeClient, job_id: int) -> str:
+    job = BatchJob.objects.with_related().select_related("template").filter(pk=job_id).first()
+    if job is None or job.state != JobState.SUBMITTED:
+        return "skipped"
+    cluster.create_all(client, [job_manifest(job)])
+    if not mark_job_created(job.pk):
+        cluster.delete_job(client, job.namespace, job.name)  # cancelled meanwhile
+        return "cancelled meanwhile"
+    return "created"
+
+
+def teardown_job(client: KubeClient, job_id: int) -> str:
+    job = BatchJob.objects.filter(pk=job_id).first()
+    if job is None or job.state in JobState.active_values():
+        return "skipped"
+    cluster.delete_job(client, job.namespace, job.name)
+    return "deleted"
+
+
+class _Positions:
+    """Visibility API answers, fetched once per LocalQueue and only when needed."""
+
+    def __init__(self, client: KubeClient):
+        self.client, self.cache = client, {}
+
+    def of(self, namespace: str, queue: str, workload: dict | None) -> int | None:
+        if workload is None:
+            return None
+        key = (namespace, queue)
+        if key not in self.cache:
+            self.cache[key] = cluster.pending_positions(self.client, namespace, queue)
+        return self.cache[key].get(workload["metadata"]["name"])
+
+
+def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
+    observed = cluster.observe(client)
+    by_owner = st.index_workloads(observed.workloads)
+    by_uid = {w["metadata"].get("uid", ""): w for w in observed.workloads}
+    positions = _Positions(client)
+    counts = {"notebooks": 0, "jobs": 0, "reprovisioned": 0}
+    counts["notebooks"] = _sync_notebooks(observed, by_owner, positions, now)
+    counts["jobs"] = _sync_jobs(observed, by_owner, by_uid, positions, now)
+    counts["reprovisioned"] = _redrive(client, now)
+    return counts
+
+
+def _sync_notebooks(observed, by_owner, positions, now) -> int:
+    live = {(s["metadata"]["namespace"], s["metadata"]["name"]) for s in observed.statefulsets}
+    states = (NotebookState.QUEUED, NotebookState.STARTING, *NotebookState.running_values())
+    changed = 0
+    for nb in Notebook.objects.filter(state__in=states).select_related("pool", "flavor", "team"):
+        if (nb.namespace, nb.name) not in live:
+            changed += apply_status(nb, NotebookStatus(NotebookState.FAILED, DELETED), now=now)
+            continue
+        workload = by_owner.get((nb.namespace, "StatefulSet", nb.name))
+        pods = st.pods_of(observed.pods, nb.namespace, NOTEBOOK_LABEL, nb.name)
+        phase = st.notebook_phase(workload, pods)
+        need = st.Need(nb.flavor.name, nb.gpu_resource, nb.gpus)
+        waiting = phase.state in (NotebookState.QUEUED, NotebookState.STARTING)
+        result = NotebookStatus(
+            state=phase.state,
+            reason=phase.reason,
+            pending_reason=st.pending_reason(workload, pods, observed.cluster_queues, need)
+            if waiting
+            else "",
+            position=positions.of(nb.namespace, nb.pool.name, workload)
+            if phase.state == NotebookState.QUEUED
+            else None,
+            workload_name=workload["metadata"]["name"] if workload else "",
+        )
+        changed += apply_status(nb, result, now=now)
+    return changed
+
+
+def _sync_jobs(observed, by_owner, by_uid, positions, now) -> int:
+    jobs = {(j["metadata"]["namespace"], j["metadata"]["name"]): j for j in observed.jobs}
+    active = (JobState.QUEUED, JobState.ADMITTED, JobState.RUNNING)
+    changed = 0
+    for job in BatchJob.objects.filter(state__in=active).select_related("queue", "flavor"):
+        obj = jobs.get((job.namespace, job.name))
+        if obj is None:
+            changed += apply_job_status(job, JobStatus(JobState.FAILED, DELETED), now=now)
+            continue
+        workload = by_owner.get((job.namespace, "Job", job.name))
+        pods = st.pods_of(observed.pods, job.namespace, JOB_LABEL, job.name)
+        phase = st.job_phase(obj, workload, pods)
+        need = st.Need(job.flavor.name, job.gpu_resource, job.total_gpus)
+        waiting = phase.state in (JobState.QUEUED, JobState.ADMITTED)
+        result = JobStatus(
+            state=phase.state,
+            reason=phase.reason,
+            pending_reason=st.pending_reason(workload, pods, observed.cluster_queues, need)
+            if waiting
+            else "",
+            position=positions.of(job.namespace, job.queue.name, workload)
+            if phase.state == JobState.QUEUED
+            else None,
+            workload_name=workload["metadata"]["name"] if workload else "",
+            history=tuple(st.history(workload, by_uid)) if workload else (),
+            lost_work_seconds=st.lost_work_seconds(workload) if workload else None,
+        )
+        changed += apply_job_status(job, result, now=now)
+    return changed
+
+
+def _redrive(client: KubeClient, now: datetime) -> int:
+    done = 0
+    stuck = Notebook.objects.filter(state=NotebookState.REQUESTED, created_at__lt=now - STUCK_AFTER)
+    for pk in stuck.values_list("pk", flat=True):
+        done += provision_notebook(client, pk) == "created"
+    jobs = BatchJob.objects.filter(state=JobState.SUBMITTED, created_at__lt=now - STUCK_AFTER)
+    for pk in jobs.values_list("pk", flat=True):
+        done += create_job(client, pk) == "created"
+    return done

@@ -1,0 +1,89 @@
+"""Celery entry points of notebooks and jobs. Thin: each takes ids, re-reads, calls one function.
+
+Every task is safe to run twice or late: creation skips rows that moved on,
+deletion skips rows that are still active, and status writes are conditional.
+"""
+
+from __future__ import annotations
+
+import random
+
+from celery import shared_task
+from django.conf import settings
+from django.utils import timezone
+
+from apps.jobs import metrics, services, sync
+from apps.jobs.models import InteractivePool
+from portal.kube import KubeClient, KubeError
+
+
+def _backoff(retries: int) -> float:
+    return min(settings.QM_RECONCILE_BACKOFF_MAX_SECONDS, 2**retries) * random.uniform(0.5, 1.0)
+
+
+def _cluster_call(task, function, object_id: int) -> str:
+    if not settings.QM_CLUSTER_SYNC:
+        return "cluster sync disabled"
+    try:
+        with KubeClient() as client:
+            return function(client, object_id)
+    except KubeError as exc:
+        if exc.transient:
+            raise task.retry(countdown=_backoff(task.request.retries), exc=exc) from None
+        raise
+
+
+@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+def provision_notebook_task(self, notebook_id: int) -> str:
+    """Create a requested notebook's StatefulSet and Service."""
+    return _cluster_call(self, sync.provision_notebook, notebook_id)
+
+
+@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+def teardown_notebook_task(self, notebook_id: int) -> str:
+    """Delete an ended notebook's objects."""
+    return _cluster_call(self, sync.teardown_notebook, notebook_id)
+
+
+@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+def submit_job_task(self, job_id: int) -> str:
+    """Create a submitted job's suspended batch/v1 Job."""
+    return _cluster_call(self, sync.create_job, job_id)
+
+
+@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+def teardown_job_task(self, job_id: int) -> str:
+    """Delete a cancelled job's Job (and its pods)."""
+    return _cluster_call(self, sync.teardown_job, job_id)
+
+
+@shared_task(queue="default", soft_time_limit=120)
+def sync_jobs_status_task() -> dict:
+    """Read Workloads, Jobs and pods once; record states, positions, reasons, history."""
+    if not settings.QM_CLUSTER_SYNC:
+        return {"skipped": "cluster sync disabled"}
+    try:
+        with KubeClient() as client:
+            return sync.sync_status(client, now=timezone.now())
+    except KubeError as exc:
+        return {"error": exc.describe()}  # the next scheduled run is the retry
+
+
+@shared_task(queue="default", soft_time_limit=120)
+def expire_notebooks_task() -> dict:
+    """Warn notebooks near their TTL and stop the expired ones."""
+    return services.expire_notebooks(now=timezone.now())
+
+
+@shared_task(queue="default", soft_time_limit=120)
+def cull_idle_notebooks_task() -> dict:
+    """Warn, then cull, notebooks whose GPUs stayed idle for the pool's window."""
+    pool = InteractivePool.objects.current()
+    if pool is None or not settings.PROMETHEUS_URL:
+        return {"skipped": "no pool or no PROMETHEUS_URL"}
+    now = timezone.now()
+    try:
+        peaks = metrics.peak_gpu_utilization(pool.idle_window_minutes, at=now)
+    except metrics.MetricsError as exc:
+        return {"error": str(exc)}
+    return services.cull_idle_notebooks(peaks, now=now)

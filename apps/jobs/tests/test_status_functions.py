@@ -1,0 +1,82 @@
+"""Pure status derivations: headroom from ClusterQueue status, preemption history."""
+
+from decimal import Decimal
+
+from apps.jobs import status as st
+
+
+def cq(name, nominal, used, borrowed="0", cohort="research", lending=None, borrowing=None):
+    resource = {"name": "nvidia.com/gpu", "nominalQuota": nominal}
+    if lending is not None:
+        resource["lendingLimit"] = lending
+    if borrowing is not None:
+        resource["borrowingLimit"] = borrowing
+    usage = [
+        {
+            "name": "h100",
+            "resources": [{"name": "nvidia.com/gpu", "total": used, "borrowed": borrowed}],
+        }
+    ]
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "cohortName": cohort,
+            "resourceGroups": [
+                {
+                    "coveredResources": ["nvidia.com/gpu"],
+                    "flavors": [{"name": "h100", "resources": [resource]}],
+                }
+            ],
+        },
+        "status": {"flavorsUsage": usage},
+    }
+
+
+def test_headroom_counts_free_quota_and_what_the_cohort_can_lend():
+    mine, other = cq("vision", "16", "16"), cq("nlp", "16", "4", lending="8")
+    room = st.headroom(mine, [mine, other], "h100", "nvidia.com/gpu")
+    assert room == st.Headroom(Decimal(0), Decimal(8))
+
+
+def test_borrowing_already_done_and_the_borrowing_limit_count():
+    mine = cq("vision", "16", "20", borrowed="4", borrowing="6")
+    other = cq("nlp", "16", "0")
+    room = st.headroom(mine, [mine, other], "h100", "nvidia.com/gpu")
+    assert room == st.Headroom(Decimal(0), Decimal(2))
+
+
+def test_a_preemption_names_the_preemptor_and_its_reason():
+    preemptor = {
+        "metadata": {
+            "name": "job-llm-1",
+            "namespace": "team-nlp",
+            "uid": "u-1",
+            "ownerReferences": [{"kind": "Job", "name": "llm-pretrain"}],
+        }
+    }
+    victim = {
+        "metadata": {"name": "job-a", "namespace": "team-vision"},
+        "status": {
+            "conditions": [
+                {
+                    "type": "Evicted",
+                    "status": "True",
+                    "reason": "Preempted",
+                    "lastTransitionTime": "2026-01-05T14:02:00Z",
+                    "message": "Preempted to accommodate",
+                },
+                {
+                    "type": "Preempted",
+                    "status": "True",
+                    "reason": "InCohortReclamation",
+                    "lastTransitionTime": "2026-01-05T14:02:00Z",
+                    "message": "Preempted to accommodate a workload (UID: u-1, JobUID: j) due to reclamation",
+                },
+            ]
+        },
+    }
+    (entry,) = st.history(victim, {"u-1": preemptor})
+    assert entry.kind == "preempted"
+    assert entry.reason == "InCohortReclamation"
+    assert entry.preemptor == "team-nlp/llm-pretrain"
+    assert entry.at.hour == 14 and entry.at.minute == 2

@@ -1,0 +1,17 @@
+from django.urls import path
+
+from apps.jobs import views
+
+app_name = "jobs"
+
+urlpatterns = [
+    path("notebooks/", views.notebook_list, name="notebooks"),
+    path("notebooks/new/", views.notebook_request, name="notebook-new"),
+    path("notebooks/<int:pk>/", views.notebook_detail, name="notebook"),
+    path("notebooks/<int:pk>/renew/", views.notebook_renew, name="notebook-renew"),
+    path("notebooks/<int:pk>/stop/", views.notebook_stop, name="notebook-stop"),
+    path("jobs/", views.job_list, name="jobs"),
+    path("jobs/new/", views.job_submit, name="job-new"),
+    path("jobs/<int:pk>/", views.job_detail, name="job"),
+    path("jobs/<int:pk>/cancel/", views.job_cancel, name="job-cancel"),
+]

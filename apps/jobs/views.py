@@ -1,0 +1,148 @@
+"""Pages of notebooks and jobs. Each view parses, scopes with ``visible_to``, calls one service."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Sum
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.jobs import services
+from apps.jobs.errors import JobsError
+from apps.jobs.forms import JobForm, NotebookForm
+from apps.jobs.models import BatchJob, InteractivePool, Notebook
+from apps.jobs.services.jobs import allowed_tiers
+from apps.queues.models import Membership
+
+PAGE_SIZE = 50
+
+
+def _me(request: HttpRequest) -> services.Principal:
+    return services.Principal(user=request.user)
+
+
+def _pool_headroom(pool: InteractivePool | None) -> list[dict]:
+    if pool is None:
+        return []
+    used = dict(
+        Notebook.objects.active()
+        .filter(pool=pool)
+        .values_list("flavor__name")
+        .annotate(Sum("gpus"))
+    )
+    return [
+        {"flavor": f.flavor.name, "gpus": f.gpus, "free": f.gpus - (used.get(f.flavor.name) or 0)}
+        for f in pool.flavors.select_related("flavor")
+    ]
+
+
+@login_required
+def notebook_list(request: HttpRequest) -> HttpResponse:
+    notebooks = Notebook.objects.visible_to(request.user).with_related()
+    page = Paginator(notebooks, PAGE_SIZE).get_page(request.GET.get("page"))
+    pool = InteractivePool.objects.current()
+    context = {"page": page, "pool": pool, "headroom": _pool_headroom(pool)}
+    return render(request, "jobs/notebook_list.html", context)
+
+
+@login_required
+def notebook_request(request: HttpRequest) -> HttpResponse:
+    form = NotebookForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            outcome = services.request_notebook(
+                request.user, services.NotebookRequest(**form.cleaned_data), actor=_me(request)
+            )
+        except JobsError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, "Notebook requested; it starts once the pool admits it.")
+            return redirect("jobs:notebook", outcome.notebook.pk)
+    pool = InteractivePool.objects.current()
+    context = {"form": form, "pool": pool, "headroom": _pool_headroom(pool)}
+    return render(request, "jobs/notebook_form.html", context)
+
+
+def _notebook(request: HttpRequest, pk: int) -> Notebook:
+    return get_object_or_404(Notebook.objects.visible_to(request.user).with_related(), pk=pk)
+
+
+@login_required
+def notebook_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    notebook = _notebook(request, pk)
+    context = {"nb": notebook, "headroom": _pool_headroom(notebook.pool)}
+    return render(request, "jobs/notebook_detail.html", context)
+
+
+@login_required
+@require_POST
+def notebook_renew(request: HttpRequest, pk: int) -> HttpResponse:
+    notebook = _notebook(request, pk)
+    try:
+        notebook = services.renew_notebook(notebook, actor=_me(request))
+    except JobsError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Renewed until {notebook.expires_at:%Y-%m-%d %H:%M} UTC.")
+    return redirect("jobs:notebook", pk)
+
+
+@login_required
+@require_POST
+def notebook_stop(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        services.stop_notebook(_notebook(request, pk), actor=_me(request))
+    except JobsError as exc:
+        messages.error(request, exc.message)
+    return redirect("jobs:notebook", pk)
+
+
+@login_required
+def job_list(request: HttpRequest) -> HttpResponse:
+    scope = "mine" if request.GET.get("scope") == "mine" else "team"
+    jobs = BatchJob.objects.visible_to(request.user).with_related()
+    if scope == "mine":
+        jobs = jobs.filter(owner=request.user)
+    page = Paginator(jobs, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "jobs/job_list.html", {"page": page, "scope": scope})
+
+
+@login_required
+def job_submit(request: HttpRequest) -> HttpResponse:
+    membership = Membership.objects.filter(user=request.user).select_related("team").first()
+    tiers = allowed_tiers(request.user, membership.team) if membership else []
+    form = JobForm(request.user, tiers, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            job, _ = services.submit_job(
+                request.user, services.JobRequest(**form.request_fields()), actor=_me(request)
+            )
+        except JobsError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        else:
+            messages.success(request, "Job submitted.")
+            return redirect("jobs:job", job.pk)
+    return render(request, "jobs/job_form.html", {"form": form})
+
+
+def _job(request: HttpRequest, pk: int) -> BatchJob:
+    return get_object_or_404(BatchJob.objects.visible_to(request.user).with_related(), pk=pk)
+
+
+@login_required
+def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    job = _job(request, pk)
+    return render(request, "jobs/job_detail.html", {"job": job, "events": job.events.all()})
+
+
+@login_required
+@require_POST
+def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        services.cancel_job(_job(request, pk), actor=_me(request))
+    except JobsError as exc:
+        messages.error(request, exc.message)
+    return redirect("jobs:job", pk)

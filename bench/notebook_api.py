@@ -1,0 +1,367 @@
+"""Notebook API under load: gunicorn (2 workers) on loopback, an asyncio HTTP/1.1 client.
+
+Measures (and appends to docs/benchmarks.md under "Notebooks API" with ``--write``):
+  1. GET /api/v1/notebooks/{id}/ throughput and p50/p99 at a fixed concurrency;
+  2. POST /api/v1/notebooks/ latency p50/p99 (sequential, each with an Idempotency-Key);
+  3. request → Workload exists in the simulated cluster, p50/p95 (a real Celery worker
+     on Redis creates the StatefulSet; the simulator's controller makes the Workload).
+
+Needs PostgreSQL and Redis; uses (and recreates) a scratch database:
+``.venv/bin/python bench/notebook_api.py [--seconds 10] [--concurrency 16] [--creates 60] [--write]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+ADMIN_DB = "postgres://postgres@127.0.0.1:5432/postgres"
+BENCH_DB = "qm_bench_notebooks"
+IMAGE = "registry.example.com/notebooks/pytorch:2.4"
+
+
+def _recreate_database() -> str:
+    import psycopg
+
+    with psycopg.connect(ADMIN_DB, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    return f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_cluster(workdir: Path) -> tuple[subprocess.Popen, Path, str]:
+    kubeconfig = workdir / "kubeconfig"
+    argv = [sys.executable, "-m", "simcluster", "serve", "--port", "0"]
+    process = subprocess.Popen(
+        [*argv, "--kubeconfig-out", str(kubeconfig)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    match = re.search(r"listening on (\S+)", process.stdout.readline())
+    if not match:
+        raise SystemExit("simcluster did not start")
+    return process, kubeconfig, match.group(1)
+
+
+def _populate() -> dict:
+    """Catalog, a team with a queue, the pool, a user with a token, nodes in the cluster."""
+    from apps.accounts.services import issue_api_token
+    from apps.jobs.models import InteractivePool, NotebookImage, NotebookProfile, PoolFlavor
+    from apps.jobs.services.pool import save_setting
+    from apps.queues import services
+    from apps.queues.choices import TeamRole
+    from apps.queues.models import PriorityTier, ResourceFlavor
+    from apps.queues.reconcile.run import reconcile
+    from apps.queues.tests.factories import UserFactory, make_admin, make_flavor, make_team
+
+    admin = make_admin()
+    make_flavor(admin, "h100", {"nvidia.com/gpu": "4096"})
+    services.save_priority_tier(name="interactive", value=1000, actor=admin)
+    team = make_team(admin, "vision")
+    user = UserFactory(username="bench")
+    services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)
+    pool = InteractivePool(
+        priority_tier=PriorityTier.objects.get(name="interactive"),
+        max_gpus_per_user=100_000,
+        max_notebooks_per_user=100_000,
+        default_ttl_hours=8,
+    )
+    save_setting(pool, actor=admin, created=True)
+    flavor = ResourceFlavor.objects.get(name="h100")
+    save_setting(
+        PoolFlavor(pool=pool, flavor=flavor, gpus=4096, cpu="100000", memory="1000Ti"),
+        actor=admin,
+        created=True,
+    )
+    save_setting(NotebookImage(image=IMAGE), actor=admin, created=True)
+    save_setting(
+        NotebookProfile(name="small", cpu="1", memory="1Gi", is_default=True),
+        actor=admin,
+        created=True,
+    )
+    reconcile(trigger="manual")
+    _, raw = issue_api_token(user, "bench")
+    return {"token": raw}
+
+
+def _add_nodes(count: int) -> None:
+    from portal.kube import KubeClient, ResourceRef
+
+    ref = ResourceRef("", "v1", "nodes", "Node", False)
+    res = {"cpu": "100000", "memory": "1000Ti", "pods": "10000", "nvidia.com/gpu": "64"}
+    with KubeClient() as kube:
+        kube.enforce_rbac = False
+        for i in range(count):
+            kube.create(ref, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}})
+            kube._call(
+                "PATCH",
+                ref,
+                "patch",
+                ref.path("", f"n{i}") + "/status",
+                body={"status": {"capacity": res, "allocatable": res}},
+                content_type="application/merge-patch+json",
+            )
+
+
+# ----- a minimal keep-alive HTTP/1.1 client ------------------------------------------------
+
+
+class Connection:
+    def __init__(self, port: int, token: str):
+        self.port, self.token = port, token
+        self.reader = self.writer = None
+
+    async def open(self):
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+    async def request(
+        self, method: str, path: str, body: dict | None = None, headers: dict | None = None
+    ) -> tuple[int, bytes]:
+        data = json.dumps(body).encode() if body is not None else b""
+        lines = [
+            f"{method} {path} HTTP/1.1",
+            "Host: 127.0.0.1",
+            f"Authorization: Token {self.token}",
+            f"Content-Length: {len(data)}",
+            "Content-Type: application/json",
+            "Connection: keep-alive",
+        ]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + data)
+        await self.writer.drain()
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length, close = 0, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+            if name.lower() == "connection" and "close" in value.lower():
+                close = True
+        payload = await self.reader.readexactly(length) if length else b""
+        if close:  # the server will not reuse the socket
+            self.writer.close()
+            await self.open()
+        return status, payload
+
+
+async def _get_load(port: int, token: str, path: str, seconds: float, concurrency: int):
+    latencies: list[float] = []
+    errors = 0
+    deadline = time.perf_counter() + seconds
+
+    async def worker():
+        nonlocal errors
+        conn = Connection(port, token)
+        await conn.open()
+        while time.perf_counter() < deadline:
+            start = time.perf_counter()
+            status, _ = await conn.request("GET", path)
+            latencies.append(time.perf_counter() - start)
+            errors += status != 200
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return latencies, errors, time.perf_counter() - started
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _creates(port: int, token: str, count: int, sim_url: str):
+    create_ms, workload_s = [], []
+    conn = Connection(port, token)
+    await conn.open()
+    for i in range(count):
+        start = time.perf_counter()
+        status, body = await conn.request(
+            "POST",
+            "/api/v1/notebooks/",
+            {"image": IMAGE, "flavor": "h100", "gpus": 1},
+            {"Idempotency-Key": f"bench-{i}"},
+        )
+        create_ms.append(time.perf_counter() - start)
+        if status != 201:
+            raise SystemExit(f"create failed: {status} {body[:300]!r}")
+        name = json.loads(body)["name"]
+        while not _workload_exists(sim_url, name):
+            if time.perf_counter() - start > 30:
+                raise SystemExit(f"no Workload for {name} after 30 s")
+            await asyncio.sleep(0.01)
+        workload_s.append(time.perf_counter() - start)
+    return create_ms, workload_s
+
+
+def _workload_exists(sim_url: str, name: str) -> bool:
+    url = f"{sim_url}/apis/kueue.x-k8s.io/v1beta2/namespaces/team-vision/workloads?labelSelector="
+    with urllib.request.urlopen(url, timeout=5) as response:
+        items = json.loads(response.read())["items"]
+    prefix = f"statefulset-{name}-"
+    return any(w["metadata"]["name"].startswith(prefix) for w in items)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--creates", type=int, default=60)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="qm-bench-nb-"))
+    db_url = _recreate_database()
+    cluster, kubeconfig, sim_url = _start_cluster(workdir)
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "KUBECONFIG": str(kubeconfig),
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14"),
+        "QM_API_RATE_USER": "10000000/min",
+        "QM_DATA_DIR": str(workdir / "data"),
+        "DJANGO_SETTINGS_MODULE": "portal.settings",
+        "QM_RECONCILE_DEBOUNCE_SECONDS": "60",
+        "DEBUG": "false",
+    }
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    data = _populate()
+    _add_nodes(8)
+    import redis
+
+    redis.Redis.from_url(env["REDIS_URL"]).flushdb()
+    port = _free_port()
+    worker_log = open(workdir / "worker.log", "w")  # noqa: SIM115 (closed in finally)
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "portal.wsgi",
+                "-w",
+                "2",
+                "-b",
+                f"127.0.0.1:{port}",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        ),
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "portal",
+                "worker",
+                "--pool",
+                "threads",
+                "--concurrency",
+                "4",
+                "--loglevel",
+                "WARNING",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=worker_log,
+            stderr=subprocess.STDOUT,
+        ),  # noqa: SIM115
+    ]
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("gunicorn did not start") from None
+                time.sleep(0.2)
+        print("portal up; creating notebooks", file=sys.stderr)
+        create_ms, workload_s = asyncio.run(_creates(port, data["token"], args.creates, sim_url))
+        first = json.loads(
+            urllib.request.urlopen(
+                urllib.request.Request(
+                    f"http://127.0.0.1:{port}/api/v1/notebooks/?page_size=1",
+                    headers={"Authorization": f"Token {data['token']}"},
+                )
+            ).read()
+        )["results"][0]["id"]
+        print("reading status under load", file=sys.stderr)
+        asyncio.run(_get_load(port, data["token"], f"/api/v1/notebooks/{first}/", 2, 4))  # warm-up
+        latencies, errors, wall = asyncio.run(
+            _get_load(
+                port, data["token"], f"/api/v1/notebooks/{first}/", args.seconds, args.concurrency
+            )
+        )
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=20)
+        worker_log.close()
+        cluster.terminate()
+        cluster.wait(timeout=20)
+    rps = len(latencies) / wall
+    lines = [
+        f"- GET /api/v1/notebooks/{{id}}/ ({args.concurrency} connections, {args.seconds:g} s): "
+        f"**{rps:.0f} req/s**, p50 {_pct(latencies, 0.5) * 1000:.1f} ms, "
+        f"p99 {_pct(latencies, 0.99) * 1000:.1f} ms, {errors} errors "
+        f"({len(latencies)} requests).",
+        f"- POST /api/v1/notebooks/ ({args.creates} sequential creates): "
+        f"p50 {_pct(create_ms, 0.5) * 1000:.1f} ms, p99 {_pct(create_ms, 0.99) * 1000:.1f} ms.",
+        f"- Request → Workload exists in the cluster: p50 {_pct(workload_s, 0.5):.2f} s, "
+        f"**p95 {_pct(workload_s, 0.95):.2f} s**, max {max(workload_s):.2f} s.",
+    ]
+    print("\n".join(lines))
+    if args.write:
+        _write(lines, args)
+    return 0
+
+
+def _write(lines: list[str], args) -> None:
+    path = ROOT / "docs" / "benchmarks.md"
+    text = path.read_text()
+    section = (
+        "## Notebooks API\n\n"
+        "`bench/notebook_api.py`: gunicorn with 2 gthread workers × 4 threads on loopback, PostgreSQL, one "
+        "Celery worker (4 threads) on Redis, the simulated cluster over HTTP; load from an "
+        "asyncio keep-alive HTTP/1.1 client in the same 2-core machine.\n\n"
+        "```\n.venv/bin/python bench/notebook_api.py --write\n```\n\n"
+        + "\n".join(lines)
+        + "\n\nTargets: ≥ 500 req/s and p99 ≤ 50 ms for status reads; request → Workload "
+        "p95 ≤ 1 s. The create path takes the pool row lock (see "
+        "`apps/jobs/services/notebooks.py`), so creates serialise by design.\n"
+    )
+    text = re.sub(r"## Notebooks API\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip() + "\n\n"
+    path.write_text(text + section)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
