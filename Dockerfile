@@ -11,4 +11,4 @@ RUN useradd --system --uid 10001 quartermaster && mkdir -p /var/lib/quartermaste
     && chown quartermaster /var/lib/quartermaster
 USER 10001
 EXPOSE 8000
-CMD ["gunicorn", "portal.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "-c", "python:portal.gunicorn", "portal.wsgi:application"]

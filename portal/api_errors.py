@@ -8,10 +8,13 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from apps.jobs.errors import JobsError
 from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, JobsError):
+        return Response(exc.as_dict(), status=exc.status)
     if isinstance(exc, PolicyError):
         return Response(
             {"code": "invalid", "detail": str(exc), "errors": exc.errors},

@@ -10,6 +10,8 @@ app = Celery("quartermaster")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+from portal.observability import celery as _signals  # noqa: E402,F401  connects the receivers
+
 
 @app.on_after_finalize.connect
 def _install_beat_schedule(sender: Celery, **_: object) -> None:

@@ -96,47 +96,15 @@ def _start_cluster() -> subprocess.Popen:
 
 def main() -> int:
     host, port = os.environ.get("QM_HOST", "127.0.0.1"), os.environ.get("QM_PORT", "8000")
-    for folder in ("out", "control", "processed"):
-        (ROOT / "var" / "broker" / folder).mkdir(parents=True, exist_ok=True)
     cluster = [_start_cluster()] if env_bool("QM_CLUSTER_SYNC", True) else []
-    _manage("migrate", "--noinput", "-v0")
-    if cluster:
-        _manage("seed_demo", "--days", str(DEMO_DAYS))
-    else:
-        _manage("load_demo")
-    processes = [
-        _start("web", [PYTHON, "manage.py", "runserver", f"{host}:{port}", "--noreload"]),
-        _start(
-            "worker+beat",
-            [
-                PYTHON,
-                "-m",
-                "celery",
-                "-A",
-                "portal",
-                "worker",
-                "-B",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                "2",
-                "--schedule",
-                str(ROOT / "var" / "celerybeat-schedule"),
-            ],
-        ),
-    ]
-    print(
-        f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n",
-        flush=True,
-    )
-    if cluster:
-        print(
-            f"Kueue objects: kubectl --kubeconfig {KUBECONFIG.relative_to(ROOT)} get clusterqueues\n"
-        )
+    processes: list[subprocess.Popen] = []
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     try:
+        _prepare(seeded=bool(cluster))
+        processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
+        _announce(host, port, with_cluster=bool(cluster))
         while not stop["now"] and all(p.poll() is None for p in processes):
             time.sleep(0.5)
     finally:
@@ -145,6 +113,36 @@ def main() -> int:
         _stop(cluster)  # last, so it saves its snapshot after the worker's final writes
     failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
     return 1 if failed and not stop["now"] else 0
+
+
+def _prepare(*, seeded: bool) -> None:
+    _manage("migrate", "--noinput", "-v0")
+    if seeded:
+        _manage("seed_demo", "--days", str(DEMO_DAYS))
+    else:
+        _manage("load_demo")
+
+
+def _web_argv(host: str, port: str) -> list[str]:
+    return [PYTHON, "manage.py", "runserver", f"{host}:{port}", "--noreload"]
+
+
+def _worker_argv() -> list[str]:
+    schedule = str(ROOT / "var" / "celerybeat-schedule")
+    return [PYTHON, "-m", "celery", "-A", "portal", "worker", "-B", "--loglevel", "INFO"] + [
+        "--concurrency",
+        "2",
+        "--schedule",
+        schedule,
+    ]
+
+
+def _announce(host: str, port: str, *, with_cluster: bool) -> None:
+    print(f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n")
+    if with_cluster:
+        kubeconfig = KUBECONFIG.relative_to(ROOT)
+        print(f"Kueue objects: kubectl --kubeconfig {kubeconfig} get clusterqueues,workloads -A\n")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 
+from celery.schedules import crontab
 from django.conf import settings
 
 
@@ -14,7 +15,44 @@ def beat_schedule() -> dict:
             "schedule": timedelta(hours=1),
             "options": {"expires": 30 * 60},
         },
+        # Notifications whose delivery task was lost (broker down at commit) go out late,
+        # not never. Fresh rows are left to the task scheduled on commit.
+        "deliver-pending-notifications": {
+            "task": "apps.notifications.tasks.deliver_pending_notifications_task",
+            "schedule": timedelta(minutes=5),
+            "options": {"expires": 5 * 60},
+        },
     }
+    # Notebook lifetimes: warn before the TTL ends, then stop; the TTL is a promise
+    # to the people waiting in the queue, so it is checked every minute.
+    schedule["expire-notebooks"] = {
+        "task": "apps.jobs.tasks.expire_notebooks_task",
+        "schedule": timedelta(minutes=1),
+        "options": {"expires": 60},
+    }
+    # Idle GPUs in notebooks: warn, then cull after the grace period. Utilisation is
+    # averaged over a window of an hour by default, so every five minutes is plenty.
+    schedule["cull-idle-notebooks"] = {
+        "task": "apps.jobs.tasks.cull_idle_notebooks_task",
+        "schedule": timedelta(minutes=5),
+        "options": {"expires": 5 * 60},
+    }
+    # Monday 03:00 UTC: store last week's report snapshot (usage from Prometheus is
+    # read now, before its retention drops it); pages only read snapshots, so they stay fast.
+    schedule["build-weekly-report"] = {
+        "task": "apps.reports.tasks.build_weekly_report_task",
+        "schedule": crontab(minute=0, hour=3, day_of_week="mon"),
+        "options": {"expires": 6 * 3600},
+    }
+    if settings.QM_HISTORY_RECORDER:
+        watch = settings.QM_RECORDER_WATCH_SECONDS
+        # Each run watches Workloads for `watch` seconds and resumes from the stored
+        # resourceVersion; a lease stops overlaps, so a late run just skips.
+        schedule["record-workload-history"] = {
+            "task": "apps.reports.tasks.record_workloads_task",
+            "schedule": timedelta(seconds=watch + 5),
+            "options": {"expires": watch},
+        }
     if settings.QM_CLUSTER_SYNC:
         interval = settings.QM_RECONCILE_INTERVAL_SECONDS
         # Level-based repair: reverts out-of-band edits (kubectl edit), finishes
@@ -25,5 +63,20 @@ def beat_schedule() -> dict:
             "schedule": timedelta(seconds=interval),
             "kwargs": {"trigger": "schedule"},
             "options": {"expires": interval},
+        }
+        # Job and notebook states (queue position, pending reason, Ready URL) from the
+        # cluster; also re-creates objects whose creation task was lost.
+        sync = settings.QM_JOBS_SYNC_INTERVAL_SECONDS
+        schedule["sync-jobs-status"] = {
+            "task": "apps.jobs.tasks.sync_jobs_status_task",
+            "schedule": timedelta(seconds=sync),
+            "options": {"expires": sync},
+        }
+        # Tell leads and admins about queues stuck out of sync past the threshold
+        # (QM_OUT_OF_SYNC_NOTIFY_MINUTES); once per episode, so running often is cheap.
+        schedule["notify-out-of-sync-queues"] = {
+            "task": "apps.notifications.tasks.notify_out_of_sync_queues_task",
+            "schedule": timedelta(minutes=5),
+            "options": {"expires": 5 * 60},
         }
     return schedule

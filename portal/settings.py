@@ -46,9 +46,12 @@ INSTALLED_APPS = [
     "apps.queues",
     "apps.jobs",
     "apps.reports",
+    "apps.notifications",
+    "apps.whatif",
 ]
 
 MIDDLEWARE = [
+    "portal.observability.middleware.MetricsMiddleware",
     "portal.request_id.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -85,7 +88,11 @@ TEMPLATES = [
 
 
 def _database(url: str) -> dict:
-    config = dj_database_url.parse(url, conn_health_checks=True)
+    # Persistent connections, checked before each request reuses one: a database
+    # restart costs a reconnect, never a failed request (tests/faults).
+    config = dj_database_url.parse(
+        url, conn_max_age=env_int("QM_DB_CONN_MAX_AGE", 60), conn_health_checks=True
+    )
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # IMMEDIATE takes SQLite's write lock at BEGIN, so two concurrent saves
         # serialise instead of both reading the same quota sums.
@@ -129,13 +136,18 @@ STORAGES = {
 
 # --- Celery -----------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "")
+# A message a worker took but never acknowledged (it was killed) is handed out
+# again after this long; longer than the longest task's time limit (600 s).
+BROKER_VISIBILITY_TIMEOUT = env_int("QM_BROKER_VISIBILITY_TIMEOUT_SECONDS", 3600)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": BROKER_VISIBILITY_TIMEOUT}
 else:
     # Embedded default: kombu's filesystem transport, no Redis needed.
     _broker_dir = DATA_DIR / "broker"
+    for _folder in ("out", "control", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_RESULT_BACKEND = None
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -171,6 +183,33 @@ QM_RECONCILE_BACKOFF_MAX_SECONDS = env_int("QM_RECONCILE_BACKOFF_MAX_SECONDS", 3
 QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
 QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
 
+# --- What-if replays and start-time predictions ---------------------------------
+# Whether the cluster's Kueue Configuration enables fair sharing (Kueue's default: off).
+# Replays must match it: weights only matter, and preemption differs, when it is on.
+QM_KUEUE_FAIR_SHARING = env_bool("QM_KUEUE_FAIR_SHARING", False)
+QM_WHATIF_HISTORY_DAYS = env_int("QM_WHATIF_HISTORY_DAYS", 7)
+QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS", 900)
+
+# --- Notebooks and batch jobs ----------------------------------------------------
+# Where notebook URLs point: {base}/{namespace}/{name}/ (an ingress or proxy in front).
+QM_NOTEBOOK_URL_BASE = env_str("QM_NOTEBOOK_URL_BASE", "http://localhost:8888/notebooks")
+# PersistentVolumeClaim mounted at /checkpoints in batch pods; empty: a scratch emptyDir.
+QM_CHECKPOINT_CLAIM = env_str("QM_CHECKPOINT_CLAIM", "")
+QM_JOBS_SYNC_INTERVAL_SECONDS = env_int("QM_JOBS_SYNC_INTERVAL_SECONDS", 15)
+# Prometheus with DCGM metrics, for idle culling; empty: notebooks are never culled.
+PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
+QM_PROMETHEUS_TIMEOUT_SECONDS = env_float("QM_PROMETHEUS_TIMEOUT_SECONDS", 10.0)
+
+# --- Reports (admission history, DCGM usage, chargeback) -------------------------
+# PROMETHEUS_URL and QM_PROMETHEUS_TIMEOUT_SECONDS (above) are shared with the reports.
+# Empty URLs: the report marks the utilisation / cost panels as lacking data.
+OPENCOST_URL = env_str("OPENCOST_URL", "")
+QM_PROMETHEUS_STEP_SECONDS = env_int("QM_PROMETHEUS_STEP_SECONDS", 300)
+QM_REPORT_HALF_LIFE_HOURS = env_float("QM_REPORT_HALF_LIFE_HOURS", 168.0)
+QM_HISTORY_RECORDER = env_bool("QM_HISTORY_RECORDER", True)
+QM_RECORDER_WATCH_SECONDS = env_int("QM_RECORDER_WATCH_SECONDS", 55)
+QM_RECORDER_RELIST_SECONDS = env_int("QM_RECORDER_RELIST_SECONDS", 600)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "apps.accounts.authentication.ApiTokenAuthentication",
@@ -194,7 +233,81 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Models with a field named "state" each get their own enum name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "NotebookStateEnum": "apps.jobs.choices.NotebookState",
+        "JobStateEnum": "apps.jobs.choices.JobState",
+    },
 }
+
+# --- Single sign-on (portal.oidc) -------------------------------------------------
+QM_OIDC_ENABLED = env_bool("QM_OIDC_ENABLED", False)
+AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+OIDC_RP_CLIENT_ID = env_str("OIDC_RP_CLIENT_ID", "")
+OIDC_RP_CLIENT_SECRET = env_str("OIDC_RP_CLIENT_SECRET", "")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_str("OIDC_OP_AUTHORIZATION_ENDPOINT", "")
+OIDC_OP_TOKEN_ENDPOINT = env_str("OIDC_OP_TOKEN_ENDPOINT", "")
+OIDC_OP_USER_ENDPOINT = env_str("OIDC_OP_USER_ENDPOINT", "")
+OIDC_OP_JWKS_ENDPOINT = env_str("OIDC_OP_JWKS_ENDPOINT", "")
+OIDC_RP_SIGN_ALGO = env_choice("OIDC_RP_SIGN_ALGO", ("RS256", "ES256", "HS256"), "RS256")
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_GROUPS_CLAIM = env_str("QM_OIDC_GROUPS_CLAIM", "groups")
+OIDC_GROUP_MAP = env_list("QM_OIDC_GROUP_MAP", [])
+OIDC_CREATE_USER = True
+if QM_OIDC_ENABLED:
+    _missing = [
+        name
+        for name in (
+            "OIDC_RP_CLIENT_ID",
+            "OIDC_OP_AUTHORIZATION_ENDPOINT",
+            "OIDC_OP_TOKEN_ENDPOINT",
+        )
+        if not globals()[name]
+    ]
+    if _missing:
+        raise ConfigError(f"QM_OIDC_ENABLED needs {', '.join(_missing)}")
+    from portal.oidc import parse_group_map
+
+    try:
+        parse_group_map(OIDC_GROUP_MAP)
+    except ValueError as exc:
+        raise ConfigError(f"QM_OIDC_GROUP_MAP: {exc}") from None
+    INSTALLED_APPS.append("mozilla_django_oidc")
+    AUTHENTICATION_BACKENDS.insert(0, "portal.oidc_backend.QuartermasterOIDCBackend")
+    LOGIN_REDIRECT_URL_FAILURE = "/login/"
+
+# --- Notifications (apps.notifications) ------------------------------------------
+EMAIL_BACKEND = {
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "locmem": "django.core.mail.backends.locmem.EmailBackend",
+}[
+    env_choice(
+        "QM_EMAIL_BACKEND", ("smtp", "console", "locmem"), "smtp" if IS_PRODUCTION else "console"
+    )
+]
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "quartermaster@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Where links in notifications point, e.g. https://gpu.example.org (empty: paths only).
+PORTAL_URL = env_str("QM_PORTAL_URL", "")
+# Webhook targets must be on these hosts (".example.org" allows subdomains). Empty: no webhooks.
+WEBHOOK_ALLOWED_HOSTS = env_list("QM_WEBHOOK_ALLOWED_HOSTS", [])
+WEBHOOK_TIMEOUT_SECONDS = env_float("QM_WEBHOOK_TIMEOUT_SECONDS", 5.0)
+OUT_OF_SYNC_NOTIFY_MINUTES = env_int("QM_OUT_OF_SYNC_NOTIFY_MINUTES", 30)
+
+# --- Metrics (portal.observability) ---------------------------------------------
+# Empty: /metrics is open and the deployment must restrict who reaches it.
+METRICS_TOKEN = env_str("QM_METRICS_TOKEN", "")
+# 0: off. Workers run reconciles and notifications; Prometheus scrapes them here.
+WORKER_METRICS_PORT = env_int("QM_WORKER_METRICS_PORT", 0)
+# Read by prometheus-client itself; listed here so the configuration table names it.
+PROMETHEUS_MULTIPROC_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", "")
 
 LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
 LOGGING = {
@@ -221,7 +334,7 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", IS_PRODUCTION)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if IS_PRODUCTION else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = IS_PRODUCTION
 SECURE_HSTS_PRELOAD = IS_PRODUCTION
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SESSION_COOKIE_SECURE = IS_PRODUCTION
 CSRF_COOKIE_SECURE = IS_PRODUCTION
 SESSION_COOKIE_HTTPONLY = True

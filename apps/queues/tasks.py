@@ -16,13 +16,18 @@ def expire_stale_change_requests_task() -> int:
     return services.expire_stale_change_requests()
 
 
+# Waiting for another run to release the lock: one try a second, longer than a
+# dead worker's lock can last (coordination.LOCK_TTL_SECONDS) and than a long run.
+LOCK_WAIT_RETRIES = 600
+
+
 def _backoff(retries: int) -> float:
     """Exponential backoff with jitter, capped by QM_RECONCILE_BACKOFF_MAX_SECONDS."""
     cap = settings.QM_RECONCILE_BACKOFF_MAX_SECONDS
     return min(cap, 2**retries) * random.uniform(0.5, 1.0)
 
 
-@shared_task(bind=True, queue="default", soft_time_limit=600, max_retries=12)
+@shared_task(bind=True, soft_time_limit=600, max_retries=12)
 def reconcile_task(self, trigger: str = "schedule") -> dict:
     """Converge the cluster on the policy; safe to run twice, late, or concurrently.
 
@@ -42,7 +47,8 @@ def reconcile_task(self, trigger: str = "schedule") -> dict:
         if not retrying:
             return {"skipped": "another reconcile is running"}
         # Someone else is mid-run and may have read the policy before our change.
-        raise self.retry(countdown=1, max_retries=None)
+        # (Celery reads max_retries=None as "the task's default", not "forever".)
+        raise self.retry(countdown=1, max_retries=LOCK_WAIT_RETRIES)
     if summary.transient and retrying:
         raise self.retry(countdown=_backoff(self.request.retries))
     return summary.as_dict()

@@ -4,3 +4,14 @@ from django.apps import AppConfig
 class ReportsConfig(AppConfig):
     name = "apps.reports"
     label = "reports"
+
+    def ready(self) -> None:
+        from apps.reports.recorder import lag_seconds
+        from portal.observability.collectors import register_gauge
+
+        register_gauge(
+            "qm_history_recorder_lag_seconds",
+            "Seconds since the Workload history recorder last saved its cursor "
+            "(after each batch of events or relist), read from the database at scrape time.",
+            lag_seconds,
+        )

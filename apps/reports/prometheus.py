@@ -1,5 +1,6 @@
 """The one module that imports ``prometheus_api_client``: DCGM usage, OpenCost's
-price series and Kueue's wait histogram, with few aggregated range queries per week.
+price series and Kueue's wait histogram, with few aggregated range queries per week,
+and the peak GPU utilisation of notebook pods that idle culling (``apps.jobs``) reads.
 
 Every query normalises dcgm-exporter's label spellings first: ``exported_namespace``
 / ``exported_pod`` (a ServiceMonitor without honorLabels) replace ``namespace`` /
@@ -131,3 +132,22 @@ def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, 
                     queue = item["metric"].get("cluster_queue", "")
                     answers.setdefault(queue, {})[key] = value
     return answers
+
+
+def peak_gpu_utilization(window_minutes: int, *, at: datetime) -> dict[tuple[str, str], float]:
+    """(namespace, pod) → highest GPU utilisation (0–100) of each notebook pod in the
+    ``window_minutes`` before ``at``.
+
+    Series without pod attribution (GPUs nobody holds) and pods that are not
+    notebooks (``nb-…``) are left out.
+    """
+    client = _connect()
+    peak = f"max_over_time(DCGM_FI_DEV_GPU_UTIL[{int(window_minutes)}m])"
+    query = f"max by (namespace, pod) ({normalised(peak)})"
+    result = _run(client.custom_query, query, params={"time": at.timestamp()})
+    peaks = {}
+    for item in result:
+        labels = item.get("metric") or {}
+        if labels.get("pod", "").startswith("nb-"):
+            peaks[(labels.get("namespace", ""), labels["pod"])] = float(item["value"][1])
+    return peaks

@@ -20,9 +20,11 @@ import time
 import uuid
 
 from django.conf import settings
+from django.utils import timezone
 
 from apps.queues.reconcile.observe import WORKLOAD, ref
 from apps.reports import services
+from apps.reports.models import WatchCursor
 from apps.reports.services.history import OBJECT_EVENTS, cursor
 from portal.kube import KubeClient
 from portal.watching import ResumableWatch
@@ -75,3 +77,14 @@ def _flush(batch: list[tuple[str, dict]], watch: ResumableWatch) -> int:
     services.save_cursor(CURSOR, watch.resource_version, events=len(batch))
     batch.clear()
     return added
+
+
+def lag_seconds() -> float | None:
+    """Seconds since the recorder last saved its cursor (None before its first run).
+
+    Registered as ``qm_history_recorder_lag_seconds`` and read at scrape time: a
+    recorder that stopped running, or runs without getting through, shows as a
+    growing value whatever process answers the scrape.
+    """
+    saved = WatchCursor.objects.filter(name=CURSOR).values_list("updated_at", flat=True).first()
+    return None if saved is None else (timezone.now() - saved).total_seconds()

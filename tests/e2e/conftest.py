@@ -29,6 +29,9 @@ def browser():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package (.ci/run does)")
     from playwright.sync_api import sync_playwright
 
+    # Playwright's loop runs in this thread from here on, and the test database may
+    # not be created yet (an e2e file run alone): let Django's ORM run here.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         yield browser

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +26,10 @@ from django.conf import settings
 PENDING_KEY = "quartermaster:reconcile:pending"
 LOCK_KEY = "quartermaster:reconcile:lock"
 PENDING_TTL_SECONDS = 30
-# Longer than the task's time limit, so only a dead worker's lock ever expires.
-LOCK_TTL_SECONDS = 900
+# Short, and renewed by a heartbeat while the run lasts: a SIGKILLed worker's lock
+# lapses within this many seconds, so the redelivered task (acks_late) can run.
+LOCK_TTL_SECONDS = 30
+LOCK_HEARTBEAT_SECONDS = LOCK_TTL_SECONDS / 3
 
 
 class RedisCoordinator:
@@ -43,12 +46,25 @@ class RedisCoordinator:
     def exclusive(self) -> Iterator[bool]:
         lock = self._redis.lock(LOCK_KEY, timeout=LOCK_TTL_SECONDS, blocking=False)
         acquired = lock.acquire()
+        done = threading.Event()
+        if acquired:
+            threading.Thread(target=_keep_alive, args=(lock, done), daemon=True).start()
         try:
             yield acquired
         finally:
+            done.set()
             if acquired:
                 with contextlib.suppress(redis.exceptions.LockError):
                     lock.release()
+
+
+def _keep_alive(lock, done: threading.Event) -> None:
+    """Renew the run lock until the run ends (or the process dies, and with it this)."""
+    while not done.wait(LOCK_HEARTBEAT_SECONDS):
+        try:
+            lock.reacquire()
+        except (redis.exceptions.RedisError, redis.exceptions.LockError):
+            return  # lost it (Redis restarted): the run finishes; its writes are idempotent
 
 
 class FileCoordinator:

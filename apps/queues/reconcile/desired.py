@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 
 from apps.queues import kueue
 from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team
 from apps.queues.snapshots import queue_snapshot
+
+# Other apps contribute ClusterQueues of their own (the notebook pool of ``apps.jobs``)
+# as queue snapshots, registered from their AppConfig.ready(). They are rendered,
+# diffed, pruned and fingerprinted exactly like the queues of this app.
+_QUEUE_PROVIDERS: list[Callable[[], list[dict]]] = []
+
+
+def register_queue_provider(provider: Callable[[], list[dict]]) -> None:
+    if provider not in _QUEUE_PROVIDERS:
+        _QUEUE_PROVIDERS.append(provider)
+
+
+def provided_queues() -> list[dict]:
+    return [snapshot for provider in _QUEUE_PROVIDERS for snapshot in provider()]
 
 
 def load_state() -> kueue.PolicyState:
@@ -28,7 +44,7 @@ def load_state() -> kueue.PolicyState:
             kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
             for t in Team.objects.prefetch_related("namespaces")
         ],
-        queues=[queue_snapshot(q) for q in Queue.objects.with_policy()],
+        queues=[queue_snapshot(q) for q in Queue.objects.with_policy()] + provided_queues(),
     )
 
 

@@ -34,6 +34,7 @@ from apps.queues.models import (
     TeamNamespace,
 )
 from apps.queues.reconcile import plan as p
+from apps.queues.reconcile.desired import provided_queues
 from apps.queues.reconcile.observe import ref
 from apps.queues.snapshots import queue_snapshot
 from portal.kube import KubeClient
@@ -51,6 +52,7 @@ def catalog_fingerprint() -> str:
         list(PriorityTier.objects.order_by("name").values_list("name", "value", "description")),
         list(Team.objects.order_by("slug").values_list("slug", "cost_center")),
         list(TeamNamespace.objects.order_by("name").values_list("name", "team__slug")),
+        provided_queues(),
     ]
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ from apps.queues.reconcile.desired import desired_objects
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
 from apps.queues.services import sync
 from portal.kube import KubeClient, KubeError
+from portal.observability import metrics
 
 
 @dataclass
@@ -76,14 +78,17 @@ def reconcile_queues(queues, *, trigger: str, client: KubeClient | None = None) 
 
 
 def _run(trigger: str, client, make_plan, fingerprint: str = "") -> Summary:
-    started = timezone.now()
+    started, clock = timezone.now(), time.perf_counter()
     try:
         with client or KubeClient() as kube:
             outcomes = apply(kube, make_plan(kube), settings.KUEUE_API_VERSION)
     except KubeError as exc:
         sync.record_reconcile_failure(trigger=trigger, started_at=started, error=exc.describe())
+        metrics.record_reconcile_failure(trigger, time.perf_counter() - clock)
         raise
     summary = summarize(outcomes)
+    drift = [o.action.kind for o in outcomes if o.ok and o.action.drift]
+    metrics.record_reconcile(trigger, time.perf_counter() - clock, summary.errors, drift)
     sync.record_reconcile(
         outcomes,
         version=settings.KUEUE_API_VERSION,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
 
 from apps.queues.choices import SyncState
 from apps.queues.models import Queue, SyncObject, SyncRun
 
+OUT_OF_SYNC = (SyncState.ERROR, SyncState.PENDING)
 # Worst first: a queue shows the worst state among its objects.
 SEVERITY = (SyncState.ERROR, SyncState.PENDING, SyncState.DRIFT_REPAIRED, SyncState.IN_SYNC)
 
@@ -54,3 +57,25 @@ def overview_states(queues: list[Queue]) -> dict[int, tuple[str, str]]:
         rows.setdefault(row.queue_id, []).append(row)
     states = {q.pk: state_for(q, rows.get(q.pk, [])) for q in queues}
     return {pk: (state, SyncState(state).label) for pk, state in states.items()}
+
+
+def out_of_sync_since() -> Iterator[tuple[Queue, str, datetime, str]]:
+    """(queue, state, since when, first problem) for every queue not in sync.
+
+    "Since" is the oldest change of an object that is not in sync, or the policy
+    edit the cluster has not caught up with yet (the queue's ``updated_at``).
+    """
+    rows: dict[int, list[SyncObject]] = {}
+    for row in SyncObject.objects.exclude(queue=None):
+        rows.setdefault(row.queue_id, []).append(row)
+    for queue in Queue.objects.only("pk", "name", "team_id", "version", "updated_at"):
+        mine = rows.get(queue.pk, [])
+        state = state_for(queue, mine)
+        if state not in OUT_OF_SYNC:
+            continue  # drift that was repaired is in sync again
+        behind = [r for r in mine if r.state in OUT_OF_SYNC]
+        starts = [r.updated_at for r in behind]
+        if not mine or any(r.policy_version != queue.version for r in mine):
+            starts.append(queue.updated_at)
+        message = next((r.message for r in behind if r.message), "")
+        yield queue, state, min(starts), message

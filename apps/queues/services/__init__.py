@@ -13,6 +13,7 @@ from apps.queues.services.catalog import (
     save_envelope,
     save_flavor,
     save_priority_tier,
+    sync_memberships,
 )
 from apps.queues.services.policy import (
     SaveOutcome,
@@ -35,5 +36,6 @@ __all__ = [
     "save_flavor",
     "save_priority_tier",
     "save_queue_policy",
+    "sync_memberships",
     "withdraw_change_request",
 ]

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from apps.notifications import services as notifications
 from apps.queues import permissions
 from apps.queues.choices import AuditAction, ChangeRequestStatus
 from apps.queues.errors import NotAllowed, PolicyError
@@ -116,6 +117,8 @@ def _decide(request: ChangeRequest, status: str, actor, comment: str, applied_ve
     request.save(
         update_fields=["status", "decided_by", "decided_at", "decision_comment", "applied_version"]
     )
+    # Stored with the decision; the email/webhook goes out after commit (on_commit task).
+    notifications.change_request_decided(request)
 
 
 def _audit_decision(request: ChangeRequest, action: str, actor, comment: str) -> None:

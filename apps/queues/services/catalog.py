@@ -115,6 +115,41 @@ def add_membership(*, team: Team, user, role: str, actor) -> Membership:
     return membership
 
 
+@transaction.atomic
+def sync_memberships(*, user, roles: dict[str, str], managed_teams: set[str], reason: str):
+    """Make ``user``'s roles in ``managed_teams`` exactly ``roles`` (team slug → role).
+
+    The identity provider's word, applied at sign-in (``portal.oidc``): memberships
+    of teams outside ``managed_teams`` are left as an admin set them. Audited with
+    no actor and ``reason`` naming the source. Unknown team slugs are ignored.
+    """
+    teams = {t.slug: t for t in Team.objects.filter(slug__in=managed_teams | set(roles))}
+    current = {m.team.slug: m for m in user.memberships.select_related("team")}
+    for slug in sorted(managed_teams):
+        team, membership, role = teams.get(slug), current.get(slug), roles.get(slug)
+        if team is None or (membership and membership.role == role):
+            continue
+        before = _membership_dict(membership) if membership else None
+        if role is None:
+            if membership is not None:
+                membership.delete()
+                record_audit(
+                    actor=None,
+                    action=AuditAction.DELETE,
+                    obj=membership,
+                    team=team,
+                    before=before,
+                    reason=reason,
+                )
+            continue
+        membership, _ = Membership.objects.update_or_create(
+            team=team, user=user, defaults={"role": role}
+        )
+        _audit_if_changed(
+            None, membership, before, _membership_dict(membership), team=team, reason=reason
+        )
+
+
 def _membership_dict(membership: Membership) -> dict:
     return {
         "user": membership.user.get_username(),

@@ -176,8 +176,16 @@ def release_lease(name: str, owner: str) -> None:
 
 
 def save_cursor(name: str, resource_version: str, *, events: int = 0, relisted: bool = False):
-    """Remember where to resume; ``events`` adds to the running count."""
-    changes: dict = {"resource_version": resource_version, "events_seen": F("events_seen") + events}
+    """Remember where to resume; ``events`` adds to the running count.
+
+    ``updated_at`` is set by hand: ``auto_now`` does not apply to ``update()``, and the
+    recorder-lag gauge reads it as "the last time the recorder made progress".
+    """
+    changes: dict = {
+        "resource_version": resource_version,
+        "events_seen": F("events_seen") + events,
+        "updated_at": timezone.now(),
+    }
     if relisted:
         changes["last_relist_at"] = timezone.now()
     WatchCursor.objects.filter(name=name).update(**changes)

@@ -15,11 +15,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from apps.queues.demo import load_demo
 from apps.queues.reconcile.run import reconcile
 from apps.reports.compute.weeks import week_of
 from apps.reports.recorder import run_recorder
 from apps.reports.services.snapshots import build_weekly_report
+from portal.demo import load_everything
 
 
 class Command(BaseCommand):
@@ -32,7 +32,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, days: float, record_seconds: float, **options) -> None:
-        for login in load_demo():
+        for login in load_everything():
             self.stdout.write(f"  {login.username:<8} / {login.password:<18} ({login.role})")
         if not settings.QM_CLUSTER_SYNC:
             self.stdout.write("cluster sync is off: no history to record")

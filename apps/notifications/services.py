@@ -1,0 +1,246 @@
+"""Writes of the notifications app: ``notify`` (the one entry point for every app),
+delivery bookkeeping, preferences, and the two producers this app owns.
+
+``notify`` writes an outbox row in the caller's transaction and schedules the
+delivery task on commit. If the broker is down the row stays undelivered and the
+periodic ``deliver_pending_notifications_task`` sends it later: nothing depends on
+a message that could be lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from apps.notifications import delivery, messages
+from apps.notifications.choices import NotificationKind
+from apps.notifications.models import Notification, NotificationPreference
+
+log = logging.getLogger(__name__)
+
+
+class PreferenceError(ValueError):
+    """A preference that cannot be saved; ``field`` names the form field."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+def preference_for(user) -> NotificationPreference:
+    """The user's preferences, or the defaults (unsaved) when they never chose."""
+    return NotificationPreference.objects.filter(user=user).first() or NotificationPreference(
+        user=user
+    )
+
+
+def notify(user, kind: str, context: dict, *, dedupe_key: str = "") -> Notification | None:
+    """Tell ``user`` about ``kind``; returns the outbox row, or None when muted or a duplicate.
+
+    Never raises into the caller's business transaction: a failure is logged and
+    the caller's own write goes on (runs in a savepoint).
+    """
+    if kind not in NotificationKind.values:
+        raise ValueError(f"unknown notification kind {kind!r}")
+    if not preference_for(user).wants(kind):
+        return None
+    subject, body = messages.render(kind, context)
+    try:
+        with transaction.atomic():
+            notification = Notification.objects.create(
+                user=user,
+                kind=kind,
+                subject=subject,
+                body=body,
+                context=context,
+                dedupe_key=dedupe_key,
+            )
+    except IntegrityError:
+        return None  # already notified for this dedupe key
+    transaction.on_commit(lambda: _schedule(notification.pk))
+    return notification
+
+
+def _schedule(notification_id: int) -> None:
+    from apps.notifications.tasks import deliver_notification_task
+
+    try:
+        deliver_notification_task.delay(notification_id)
+    except Exception:  # broker down: the periodic sweep delivers it
+        log.warning("could not queue notification %s; the sweep will send it", notification_id)
+
+
+def deliver(notification_id: int) -> str:
+    """Send every channel not sent yet. Safe to run twice or concurrently (row lock).
+
+    Raises ``delivery.DeliveryError`` for a temporary failure, after recording it;
+    channels that went out stay marked, so a retry only sends what is left.
+    """
+    outcome, error = _deliver_locked(notification_id)
+    if error:
+        raise delivery.DeliveryError(error)
+    return outcome
+
+
+@transaction.atomic
+def _deliver_locked(notification_id: int) -> tuple[str, str]:
+    notification = (
+        Notification.objects.select_for_update().select_related("user").filter(pk=notification_id)
+    ).first()
+    if notification is None or notification.delivered_at:
+        return "nothing to do", ""
+    preference = preference_for(notification.user)
+    notification.attempts += 1
+    problems: list[str] = []
+    try:
+        _send_email(notification, preference, problems)
+        _send_webhook(notification, preference, problems)
+    except delivery.DeliveryError as exc:
+        notification.last_error = str(exc)
+        notification.save(update_fields=["attempts", "last_error", *_SENT_FIELDS])
+        return "retry", str(exc)
+    notification.delivered_at = timezone.now()
+    notification.last_error = "; ".join(problems)
+    notification.save(update_fields=["attempts", "last_error", "delivered_at", *_SENT_FIELDS])
+    return "delivered", ""
+
+
+_SENT_FIELDS = ["email_sent_at", "webhook_sent_at"]
+
+
+def _send_email(notification, preference, problems: list[str]) -> None:
+    from portal.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
+
+    if notification.email_sent_at or not preference.email_enabled:
+        return
+    if not notification.user.email:
+        problems.append("no email address")
+        return
+    try:
+        delivery.send_email(notification)
+    except delivery.DeliveryError:
+        NOTIFICATION_FAILURES.labels("email").inc()
+        raise
+    notification.email_sent_at = timezone.now()
+    NOTIFICATIONS_SENT.labels("email", notification.kind).inc()
+
+
+def _send_webhook(notification, preference, problems: list[str]) -> None:
+    from portal.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
+
+    if notification.webhook_sent_at or not preference.webhook_url:
+        return
+    try:
+        problem = delivery.post_webhook(
+            notification, preference.webhook_url, preference.webhook_format
+        )
+    except delivery.DeliveryError:
+        NOTIFICATION_FAILURES.labels("webhook").inc()
+        raise
+    notification.webhook_sent_at = timezone.now()
+    if problem:
+        NOTIFICATION_FAILURES.labels("webhook").inc()
+        problems.append(problem)
+    else:
+        NOTIFICATIONS_SENT.labels("webhook", notification.kind).inc()
+
+
+def undelivered_ids(*, older_than: timedelta, limit: int = 500) -> list[int]:
+    cutoff = timezone.now() - older_than
+    rows = Notification.objects.filter(delivered_at=None, created_at__lt=cutoff)
+    return list(rows.order_by("pk").values_list("pk", flat=True)[:limit])
+
+
+@transaction.atomic
+def save_preferences(
+    user,
+    *,
+    actor,
+    email_enabled: bool,
+    webhook_url: str = "",
+    webhook_format: str = "json",
+    muted_kinds: list[str] | None = None,
+) -> NotificationPreference:
+    """Each user sets their own; platform admins may set anyone's."""
+    if actor.pk != user.pk and not getattr(actor, "is_platform_admin", False):
+        raise PermissionError("only you (or a platform admin) may change your notifications")
+    if webhook_url and not delivery.webhook_host_allowed(webhook_url):
+        allowed = ", ".join(settings.WEBHOOK_ALLOWED_HOSTS) or "none (webhooks are disabled)"
+        raise PreferenceError("webhook_url", f"this host is not allowed; allowed hosts: {allowed}")
+    unknown = set(muted_kinds or ()) - set(NotificationKind.values)
+    if unknown:
+        raise PreferenceError("muted_kinds", f"unknown kinds: {', '.join(sorted(unknown))}")
+    preference, _ = NotificationPreference.objects.select_for_update().get_or_create(user=user)
+    preference.email_enabled = email_enabled
+    preference.webhook_url = webhook_url
+    preference.webhook_format = webhook_format
+    preference.muted_kinds = sorted(set(muted_kinds or ()))
+    preference.save()
+    return preference
+
+
+# --- producers owned by this app ----------------------------------------------
+
+
+def change_request_decided(change_request) -> Notification | None:
+    """Tell the requester; called by apps.queues.services.approvals in its transaction."""
+    requester = change_request.requested_by
+    if requester is None or requester.pk == getattr(change_request.decided_by, "pk", None):
+        return None  # nobody to tell, or they withdrew it themselves
+    return notify(
+        requester,
+        NotificationKind.CHANGE_REQUEST_DECIDED,
+        {
+            "change_request": change_request.pk,
+            "queue": change_request.queue.name,
+            "status": change_request.get_status_display().lower(),
+            "decided_by": getattr(change_request.decided_by, "username", "the portal"),
+            "comment": change_request.decision_comment,
+            "url": _url(f"/change-requests/{change_request.pk}/"),
+        },
+        dedupe_key=f"change-request-decided:{change_request.pk}",
+    )
+
+
+def notify_out_of_sync_queues(*, now: datetime | None = None) -> int:
+    """Queues out of sync for longer than QM_OUT_OF_SYNC_NOTIFY_MINUTES: tell their team
+    leads and the platform admins, once per episode. Returns notifications created."""
+    from apps.accounts.models import User
+    from apps.queues.choices import TeamRole
+    from apps.queues.reconcile.status import out_of_sync_since
+
+    if not settings.QM_CLUSTER_SYNC:
+        return 0
+    now = now or timezone.now()
+    threshold = timedelta(minutes=settings.OUT_OF_SYNC_NOTIFY_MINUTES)
+    admins = list(User.objects.filter(is_platform_admin=True, is_active=True))
+    created = 0
+    for queue, state, since, message in out_of_sync_since():
+        if now - since < threshold:
+            continue
+        leads = User.objects.filter(
+            memberships__team_id=queue.team_id, memberships__role=TeamRole.LEAD, is_active=True
+        )
+        context = {
+            "queue": queue.name,
+            "state": state.replace("_", " "),
+            "since": since.isoformat(timespec="seconds"),
+            "minutes": int((now - since).total_seconds() // 60),
+            "message": message,
+            "url": _url(f"/queues/{queue.pk}/"),
+        }
+        key = f"out-of-sync:{queue.pk}:{int(since.timestamp())}"
+        for user in {u.pk: u for u in [*leads, *admins]}.values():
+            created += (
+                notify(user, NotificationKind.QUEUE_OUT_OF_SYNC, context, dedupe_key=key)
+                is not None
+            )
+    return created
+
+
+def _url(path: str) -> str:
+    return f"{settings.PORTAL_URL.rstrip('/')}{path}" if settings.PORTAL_URL else path

@@ -1,0 +1,44 @@
+"""gunicorn's configuration: ``gunicorn -c python:portal.gunicorn portal.wsgi:application``.
+
+Sets up prometheus-client's multiprocess mode before any worker imports the app,
+so /metrics adds up the counters of every worker process, and forgets a worker's
+live gauges when it exits.
+"""
+
+import os
+import shutil
+import tempfile
+
+from portal.env import env_int, env_str
+
+bind = env_str("GUNICORN_BIND", "0.0.0.0:8000")
+# Requests are short and mostly database-bound: a few threads per process.
+workers = env_int("GUNICORN_WORKERS", 3)
+threads = env_int("GUNICORN_THREADS", 4)
+worker_class = "gthread"
+timeout = env_int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = 20
+keepalive = 5
+# Recycle workers now and then, so a slow leak can't grow without bound.
+max_requests = 2000
+max_requests_jitter = 200
+accesslog = "-"
+forwarded_allow_ips = "*"
+
+_metrics_dir = env_str("PROMETHEUS_MULTIPROC_DIR", "") or os.path.join(
+    tempfile.gettempdir(), "quartermaster-prometheus"
+)
+
+
+def on_starting(server) -> None:
+    # Set in the master before any worker forks and imports prometheus-client.
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+    # Files left by a previous master would be added to this one's counters.
+    shutil.rmtree(_metrics_dir, ignore_errors=True)
+    os.makedirs(_metrics_dir, exist_ok=True)
+
+
+def child_exit(server, worker) -> None:
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

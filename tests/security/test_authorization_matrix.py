@@ -1,0 +1,383 @@
+"""Every URL the portal serves × every persona, generated from the URL conf.
+
+``test_every_url_pattern_has_an_expectation`` fails when a pattern is added
+without a row here, so a new page or endpoint cannot ship unreviewed. Rows give
+the status per persona, in ``ROLES`` order. ``ANON`` rows (for apps whose owners
+have not filled in their matrix yet) only check that anonymous callers and
+tokens on pages are refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import NoReverseMatch, reverse
+from rest_framework.test import APIClient
+
+from apps.accounts.services import issue_api_token
+from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
+from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
+from apps.queues.tests.factories import UserFactory, quota, set_policy
+from apps.reports.services import build_weekly_report
+from apps.reports.tests.promdata import WEEK
+from tests.security.urls import url_names
+
+ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin", "launcher")
+L, U = 302, 401  # pages send anonymous callers to the login form; the API asks for credentials
+ANON = "anonymous-only"
+OPEN = (200,) * 6
+
+POLICY = "policy"
+FORM = "form"
+NOTEBOOK = {"image": IMAGE, "flavor": "h100", "gpus": 1}
+FOR_SCIENTIST = {**NOTEBOOK, "user": "scientist"}
+JOB = {"template": "pytorch-train", "flavor": "h100"}
+
+# name → [(method, url template, body, statuses per role | ANON)]
+MATRIX: dict[str, list[tuple]] = {
+    "healthz": [("get", "/healthz", None, OPEN)],
+    "readyz": [("get", "/readyz", None, OPEN)],
+    # With QM_METRICS_TOKEN set, no user credential opens /metrics.
+    "metrics": [("get", "/metrics", None, (U,) * 6)],
+    "login": [("get", "/login/", None, OPEN)],
+    "logout": [("post", "/logout/", None, (L,) * 6)],
+    "api-schema": [("get", "/api/schema/", None, OPEN)],
+    "api-docs": [("get", "/api/docs/", None, OPEN)],
+    "api-root": [("get", "/api/v1/", None, (U, 200, 200, 200, 200, 200))],
+    # --- quota pages: a launcher token is not a session, so pages refuse it ------
+    "queues:overview": [("get", "/", None, (L, 200, 200, 200, 200, L))],
+    "queues:team": [("get", "/teams/vision/", None, (L, 200, 200, 200, 200, L))],
+    "queues:team-audit": [("get", "/teams/vision/audit/", None, (L, 200, 404, 200, 200, L))],
+    "queues:queue": [("get", "/queues/{queue}/", None, (L, 200, 200, 200, 200, L))],
+    "queues:queue-edit": [
+        ("get", "/queues/{queue}/edit/", None, (L, 403, 403, 200, 200, L)),
+        ("post", "/queues/{queue}/edit/", FORM, (L, 403, 403, 200, 200, L)),
+    ],
+    "queues:change-requests": [("get", "/change-requests/", None, (L, 200, 200, 200, 200, L))],
+    "queues:change-request": [("get", "/change-requests/{cr}/", None, (L, 200, 404, 200, 200, L))],
+    "queues:change-request-decide": [
+        (
+            "post",
+            "/change-requests/{cr}/decide/",
+            {"decision": "reject", "comment": "no"},
+            (L, 403, 404, 403, 302, L),
+        )
+    ],
+    "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, L))],
+    "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, L))],
+    "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, L))],
+    # --- quota API: the launcher acts as its own user, a member of no team --------
+    "team-list": [
+        ("get", "/api/v1/teams/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "post",
+            "/api/v1/teams/",
+            {"slug": "new", "display_name": "N", "namespaces": ["team-new"]},
+            (U, 403, 403, 403, 201, 403),
+        ),
+    ],
+    "team-detail": [("get", "/api/v1/teams/vision/", None, (U, 200, 200, 200, 200, 200))],
+    "team-envelope": [
+        ("get", "/api/v1/teams/vision/envelope/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "put",
+            "/api/v1/teams/vision/envelope/",
+            {"max_weight": "3"},
+            (U, 403, 403, 403, 200, 403),
+        ),
+    ],
+    "flavor-list": [
+        ("get", "/api/v1/flavors/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "post",
+            "/api/v1/flavors/",
+            {"name": "l4", "capacity": {"nvidia.com/gpu": "8"}},
+            (U, 403, 403, 403, 201, 403),
+        ),
+    ],
+    "flavor-detail": [
+        ("get", "/api/v1/flavors/h100/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "put",
+            "/api/v1/flavors/h100/",
+            {"capacity": {"nvidia.com/gpu": "72"}},
+            (U, 403, 403, 403, 200, 403),
+        ),
+    ],
+    "cohort-list": [
+        ("get", "/api/v1/cohorts/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/cohorts/", {"name": "extra"}, (U, 403, 403, 403, 201, 403)),
+    ],
+    "cohort-detail": [("get", "/api/v1/cohorts/research/", None, (U, 200, 200, 200, 200, 200))],
+    "priority-tier-list": [
+        ("get", "/api/v1/priority-tiers/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "post",
+            "/api/v1/priority-tiers/",
+            {"name": "p9", "value": 1},
+            (U, 403, 403, 403, 201, 403),
+        ),
+    ],
+    "priority-tier-detail": [
+        ("get", "/api/v1/priority-tiers/p2-standard/", None, (U, 200, 200, 200, 200, 200))
+    ],
+    "queue-list": [
+        ("get", "/api/v1/queues/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/queues/", {"name": "extra-queue"}, (U, 403, 403, 403, 201, 403)),
+    ],
+    "queue-detail": [
+        ("get", "/api/v1/queues/{queue}/", None, (U, 200, 200, 200, 200, 200)),
+        ("patch", "/api/v1/queues/{queue}/", POLICY, (U, 403, 403, 200, 200, 403)),
+    ],
+    "queue-preview": [
+        ("post", "/api/v1/queues/{queue}/preview/", POLICY, (U, 403, 403, 200, 200, 403))
+    ],
+    "change-request-list": [
+        ("get", "/api/v1/change-requests/", None, (U, 200, 200, 200, 200, 200))
+    ],
+    "change-request-detail": [
+        ("get", "/api/v1/change-requests/{cr}/", None, (U, 200, 404, 200, 200, 404))
+    ],
+    "change-request-approve": [
+        ("post", "/api/v1/change-requests/{cr}/approve/", {}, (U, 403, 404, 403, 200, 404))
+    ],
+    "change-request-reject": [
+        (
+            "post",
+            "/api/v1/change-requests/{cr}/reject/",
+            {"comment": "no"},
+            (U, 403, 404, 403, 200, 404),
+        )
+    ],
+    "change-request-withdraw": [
+        ("post", "/api/v1/change-requests/{cr}/withdraw/", {}, (U, 403, 404, 200, 200, 404))
+    ],
+    "audit-list": [("get", "/api/v1/audit/", None, (U, 200, 200, 200, 200, 200))],
+    "audit-export": [("get", "/api/v1/audit/export/", None, (U, 200, 200, 200, 200, 200))],
+    "audit-detail": [("get", "/api/v1/audit/{audit}/", None, (U, 200, 404, 200, 200, 404))],
+    # --- notifications ---------------------------------------------------------
+    "notifications:preferences": [
+        ("get", "/notifications/", None, (L, 200, 200, 200, 200, L)),
+        (
+            "post",
+            "/notifications/",
+            {"email_enabled": "on", "webhook_format": "json"},
+            (L, 302, 302, 302, 302, L),
+        ),
+    ],
+    # --- OIDC (mounted only when QM_OIDC_ENABLED) --------------------------------
+    "oidc_authentication_init": [("get", "/oidc/authenticate/", None, ANON)],
+    "oidc_authentication_callback": [("get", "/oidc/callback/", None, ANON)],
+    "oidc_logout": [("post", "/oidc/logout/", None, ANON)],
+    # --- reports: every signed-in user opens a stored week (200), its content narrowed
+    # to their teams; a missing week is 404 for everyone; pages refuse tokens -------
+    "report-list": [("get", "/api/v1/reports/", None, (U, 200, 200, 200, 200, 200))],
+    "report-detail": [
+        ("get", "/api/v1/reports/{week}/", None, (U, 200, 200, 200, 200, 200)),
+        ("get", "/api/v1/reports/2026-W01/", None, (U, 404, 404, 404, 404, 404)),
+    ],
+    "report-trend": [("get", "/api/v1/reports/trend/", None, (U, 200, 200, 200, 200, 200))],
+    "reports:index": [("get", "/reports/", None, (L, 302, 302, 302, 302, L))],
+    "reports:trend": [("get", "/reports/trend/", None, (L, 200, 200, 200, 200, L))],
+    "reports:week": [
+        ("get", "/reports/{week}/", None, (L, 200, 200, 200, 200, L)),
+        ("get", "/reports/2026-W01/", None, (L, 404, 404, 404, 404, L)),
+    ],
+    "reports:week-json": [("get", "/reports/{week}/report.json", None, (L, 200, 200, 200, 200, L))],
+    "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, L))],
+    # --- notebooks and jobs: {nb} and {job} belong to the scientist (team vision).
+    # A notebook is seen by its owner, its requester, vision's lead and admins; a job
+    # by every member of its team and admins; anyone else gets 404 as for a missing id.
+    # Requests act for the caller, who must be in a team (the admin and the launcher's
+    # own user are in none: 403); a launcher may act for members of its granted team.
+    "notebook-list": [
+        ("get", "/api/v1/notebooks/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/notebooks/", NOTEBOOK, (U, 201, 201, 201, 403, 403)),
+        ("post", "/api/v1/notebooks/", FOR_SCIENTIST, (U, 201, 403, 403, 403, 201)),
+    ],
+    "notebook-detail": [
+        ("get", "/api/v1/notebooks/{nb}/", None, (U, 200, 404, 200, 200, 404)),
+        ("get", "/api/v1/notebooks/999999/", None, (U, 404, 404, 404, 404, 404)),
+        ("delete", "/api/v1/notebooks/{nb}/", None, (U, 204, 404, 204, 204, 404)),
+    ],
+    "notebook-renew": [("post", "/api/v1/notebooks/{nb}/renew/", {}, (U, 200, 404, 200, 200, 404))],
+    "job-list": [
+        ("get", "/api/v1/jobs/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/jobs/", JOB, (U, 201, 201, 201, 403, 403)),
+    ],
+    "job-detail": [
+        ("get", "/api/v1/jobs/{job}/", None, (U, 200, 404, 200, 200, 404)),
+        ("delete", "/api/v1/jobs/{job}/", None, (U, 204, 404, 204, 204, 404)),
+    ],
+    "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:notebook": [("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, L))],
+    "jobs:notebook-renew": [("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, L))],
+    "jobs:notebook-stop": [("post", "/notebooks/{nb}/stop/", {}, (L, 302, 404, 302, 302, L))],
+    "jobs:jobs": [("get", "/jobs/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:job": [("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L))],
+    "jobs:job-cancel": [("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, L))],
+}
+
+
+def _is_admin_site(name: str) -> bool:
+    """Django's admin is for staff accounts (ops), covered by its own test below."""
+    return name.startswith(("admin:", "route:admin/"))
+
+
+def test_every_url_pattern_has_an_expectation():
+    names = {n for n in url_names() if not _is_admin_site(n)}
+    missing = names - set(MATRIX)
+    assert not missing, (
+        f"add rows to tests/security/test_authorization_matrix.py: {sorted(missing)}"
+    )
+    # Rows for URLs that are gone would silently test nothing.
+    optional = {"oidc_authentication_init", "oidc_authentication_callback", "oidc_logout"}
+    assert set(MATRIX) - names <= optional
+
+
+@pytest.fixture
+def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, settings, request):
+    request.getfixturevalue("pool")  # the jobs app's fixtures, imported above
+    request.getfixturevalue("template")
+    settings.METRICS_TOKEN = "metrics-only-token"
+    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    change_request = set_policy(queue, lead, quotas=[quota("h100", "40")]).change_request
+    from apps.queues.models import AuditEntry
+
+    audit = AuditEntry.objects.filter(team=queue.team).order_by("pk").first()
+    bot = UserFactory(username="launcher-bot")
+    token, raw = issue_api_token(bot, "jupyterhub")
+    _grant_launcher(token, queue.team, admin)
+    users = {
+        "anonymous": None,
+        "scientist": scientist,
+        "other_lead": other_lead,
+        "lead": lead,
+        "admin": admin,
+        "launcher": raw,
+    }
+    mine = Principal(scientist)
+    notebook = request_notebook(
+        scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=mine
+    ).notebook
+    job, _ = submit_job(scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=mine)
+    report = build_weekly_report(WEEK)
+    return {
+        "queue": queue,
+        "cr": change_request,
+        "audit": audit,
+        "users": users,
+        "nb": notebook,
+        "job": job,
+        "week": report.week,
+    }
+
+
+def _grant_launcher(token, team, admin) -> None:
+    try:
+        from apps.jobs.models import LauncherGrant
+    except ImportError:  # apps/jobs not there: a plain token is the launcher
+        return
+    grant = LauncherGrant.objects.create(token=token, granted_by=admin)
+    grant.teams.add(team)
+
+
+def _body(kind, queue):
+    if kind == POLICY:
+        return {"version": queue.version, "fair_weight": "1.5"}
+    if kind == FORM:
+        return {
+            "version": queue.version,
+            "fair_weight": "1.5",
+            "queueing_strategy": "BestEffortFIFO",
+            "stop_policy": "None",
+            "reclaim_within_cohort": "Never",
+            "within_cluster_queue": "Never",
+            "borrow_within_cohort": "Never",
+            "cohort": "research",
+            "preview": "1",
+        }
+    return kind or {}
+
+
+def _client(role: str, user, *, api: bool):
+    client = APIClient()
+    if role == "launcher":
+        client.credentials(HTTP_AUTHORIZATION=f"Token {user}")
+    elif user is not None:
+        client.force_login(user)
+    return client
+
+
+def _cases():
+    mounted = url_names()  # OIDC URLs exist only when QM_OIDC_ENABLED
+    for name, rows in sorted(MATRIX.items()):
+        if name not in mounted:
+            continue
+        for method, url, body, expected in rows:
+            roles = ROLES if expected != ANON else ("anonymous", "launcher")
+            for role in roles:
+                want = expected[ROLES.index(role)] if expected != ANON else None
+                yield pytest.param(
+                    name, method, url, body, role, want, id=f"{name}-{method}-{role}"
+                )
+
+
+@pytest.mark.parametrize(("name", "method", "url", "body", "role", "expected"), list(_cases()))
+def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, role, expected):
+    target = url.format(
+        queue=world["queue"].pk,
+        cr=world["cr"].pk,
+        audit=world["audit"].pk,
+        nb=world["nb"].pk,
+        job=world["job"].pk,
+        week=world["week"],
+    )
+    api = target.startswith("/api/")
+    client = _client(role, world["users"][role], api=api)
+    data = _body(body, world["queue"])
+    response = getattr(client, method)(target, data, format="json" if api else None)
+    if expected is None:
+        _assert_refused(response, role, api)
+    else:
+        assert response.status_code == expected, response.content[:300]
+
+
+def _assert_refused(response, role: str, api: bool) -> None:
+    """Anonymous callers get the login form or 401/403; a token never opens a page."""
+    if api and role == "launcher":
+        assert response.status_code < 500
+    elif api:
+        assert response.status_code in (401, 403)
+    else:
+        assert response.status_code in (302, 403, 405)
+        if response.status_code == 302:
+            assert response["Location"].startswith("/login/")
+
+
+@pytest.mark.django_db
+def test_the_django_admin_is_for_staff_only(client, admin, lead):
+    # The login page is the one admin page everybody may see.
+    names = sorted(
+        n
+        for n in url_names()
+        if n.startswith("admin:") and n not in ("admin:login", "admin:logout")
+    )
+    urls = []
+    for name in names:
+        try:
+            urls.append(reverse(name))
+        except NoReverseMatch:
+            continue  # needs an object id; the same admin_view guard protects it
+    assert len(urls) > 10
+    for user in (None, lead, admin):  # a platform admin is not Django staff either
+        if user is not None:
+            client.force_login(user)
+        for url in urls:
+            response = client.get(url)
+            assert response.status_code == 302, url
+            assert "/admin/login/" in response["Location"], url
+    staff = UserFactory(username="ops", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    assert client.get("/admin/").status_code == 200
