@@ -11,6 +11,14 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+# Columns NotebookSerializer reads, and the version the status cache is keyed by.
+STATUS_FIELDS = (
+    "id", "name", "display_name", "namespace", "state", "state_reason", "pending_reason",
+    "queue_position", "url", "image", "gpus", "cpu", "memory", "created_at", "ready_at",
+    "expires_at", "expiry_warned_at", "idle_warned_at", "ended_at", "owner__username",
+    "requested_by__username", "team__slug", "flavor__name", "profile__name", "version",
+)  # fmt: skip
+
 
 def _anonymous(user) -> bool:
     return user is None or not user.is_authenticated
@@ -46,6 +54,13 @@ class NotebookQuerySet(models.QuerySet):
 
     def with_related(self) -> NotebookQuerySet:
         return self.select_related("owner", "requested_by", "team", "flavor", "profile", "pool")
+
+    def for_status(self) -> NotebookQuerySet:
+        """Just what ``NotebookSerializer`` renders: the status poll is the hottest read, and
+        every extra join (the pool) or wide row (two whole users) costs planning and transfer."""
+        return self.select_related("owner", "requested_by", "team", "flavor", "profile").only(
+            *STATUS_FIELDS
+        )
 
 
 class BatchJobQuerySet(models.QuerySet):

@@ -125,7 +125,7 @@ def _sync_jobs(observed, by_owner, by_uid, positions, now) -> int:
     jobs = {(j["metadata"]["namespace"], j["metadata"]["name"]): j for j in observed.jobs}
     active = (JobState.QUEUED, JobState.ADMITTED, JobState.RUNNING)
     changed = 0
-    for job in BatchJob.objects.filter(state__in=active).select_related("queue", "flavor"):
+    for job in BatchJob.objects.filter(state__in=active).select_related("queue", "flavor", "owner"):
         obj = jobs.get((job.namespace, job.name))
         if obj is None:
             changed += apply_job_status(job, JobStatus(JobState.FAILED, DELETED), now=now)

@@ -12,8 +12,9 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import metrics, services, sync
+from apps.jobs import services, sync
 from apps.jobs.models import InteractivePool
+from apps.reports import prometheus
 from portal.kube import KubeClient, KubeError
 
 
@@ -83,7 +84,7 @@ def cull_idle_notebooks_task() -> dict:
         return {"skipped": "no pool or no PROMETHEUS_URL"}
     now = timezone.now()
     try:
-        peaks = metrics.peak_gpu_utilization(pool.idle_window_minutes, at=now)
-    except metrics.MetricsError as exc:
+        peaks = prometheus.peak_gpu_utilization(pool.idle_window_minutes, at=now)
+    except prometheus.MetricsUnavailable as exc:
         return {"error": str(exc)}
     return services.cull_idle_notebooks(peaks, now=now)

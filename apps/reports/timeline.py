@@ -16,7 +16,7 @@ after a long outage), the two runs are read as one.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from apps.reports.choices import Transition
 from apps.reports.compute.records import PendingSpan, Run, Wait
@@ -58,133 +58,91 @@ class WorkloadInfo:
         return json.loads(self.gpus_by_flavor_json or "{}") or {"": self.gpus}
 
 
-@dataclass
-class _State:
-    info: WorkloadInfo
-    runs: list[Run] = field(default_factory=list)
-    waits: list[Wait] = field(default_factory=list)
-    pending: list[PendingSpan] = field(default_factory=list)
-    wait_start: float | None = None
-    wait_kind: str = "initial"
-    run_start: float | None = None
-    flavors: dict = field(default_factory=dict)
-    checkpoint: float | None = None
-    preempt: tuple[float, str, str] | None = None
-    span: tuple[float, str] | None = None
-
-
-def _close_span(s: _State, at: float | None) -> None:
-    if s.span is not None:
-        s.pending.append(PendingSpan(s.info.uid, s.info.gpus, s.span[1], s.span[0], at))
-        s.span = None
-
-
-def _close_run(s: _State, at: float | None) -> None:
-    if s.run_start is None:
-        return
-    preempt = s.preempt if s.preempt and at is not None and s.preempt[0] == at else None
-    info = s.info
-    for flavor, gpus in (s.flavors or info.flavors()).items():
-        s.runs.append(
-            Run(
-                info.uid, info.team, info.queue, info.tier, info.size, flavor, int(gpus),
-                s.run_start, at, preempted=preempt is not None,
-                preempt_reason=preempt[1] if preempt else "",
-                preemptor_uid=preempt[2] if preempt else "",
-                checkpoint=s.checkpoint, notebook=info.notebook,
-            )
-        )  # fmt: skip
-    s.run_start, s.checkpoint = None, None
-
-
-def _admit(s: _State, at: float) -> None:
-    _close_span(s, at)
-    if s.wait_start is not None:
-        info = s.info
-        s.waits.append(
-            Wait(
-                info.uid, info.team, info.queue, info.tier, info.size, s.wait_start, at, s.wait_kind
-            )
-        )
-        s.wait_start = None
-    if s.run_start is None:
-        s.run_start, s.checkpoint = at, None
-
-
-def _evict(s: _State, at: float) -> None:
-    _close_run(s, at)
-    s.wait_start, s.wait_kind = at, "requeue"
-
-
-def _end(s: _State, at: float) -> None:
-    _close_run(s, at)
-    _close_span(s, at)
-    s.wait_start = None
-
-
-def _created(s: _State, at: float, reason: str, detail) -> None:
-    s.wait_start, s.wait_kind = at, "initial"
-
-
-def _pending(s: _State, at: float, reason: str, detail) -> None:
-    if s.run_start is None:
-        _close_span(s, at)
-        s.span = (at, reason)
-
-
-def _reserved(s: _State, at: float, reason: str, detail) -> None:
-    s.flavors = (detail or {}).get("flavors") or s.flavors
-
-
-def _checkpoint(s: _State, at: float, reason: str, detail) -> None:
-    if s.run_start is not None and at >= s.run_start:
-        s.checkpoint = at
-
-
-def _preempted(s: _State, at: float, reason: str, detail) -> None:
-    s.preempt = (at, reason, (detail or {}).get("preemptor_uid", ""))
-
-
-def _requeued(s: _State, at: float, reason: str, detail) -> None:
-    if s.run_start is None and s.wait_kind == "requeue":
-        s.wait_start = at
-
-
-# Plain-string keys: the loader hands rows straight from the database.
-_STEPS = {
-    str(Transition.CREATED): _created,
-    str(Transition.PENDING): _pending,
-    str(Transition.QUOTA_RESERVED): _reserved,
-    str(Transition.ADMITTED): lambda s, at, reason, detail: _admit(s, at),
-    str(Transition.CHECKPOINT): _checkpoint,
-    str(Transition.PREEMPTED): _preempted,
-    str(Transition.EVICTED): lambda s, at, reason, detail: _evict(s, at),
-    str(Transition.REQUEUED): _requeued,
-    str(Transition.FINISHED): lambda s, at, reason, detail: _end(s, at),
-    str(Transition.DELETED): lambda s, at, reason, detail: _end(s, at),
-}
+_CREATED, _PENDING, _RESERVED, _ADMITTED = "created", "pending", "quota_reserved", "admitted"
+_CHECKPOINT, _PREEMPTED, _EVICTED, _REQUEUED = "checkpoint", "preempted", "evicted", "requeued"
+_ENDS = ("finished", "deleted")
+assert {_CREATED, _PENDING, _RESERVED, _ADMITTED, _CHECKPOINT, _PREEMPTED, _EVICTED, _REQUEUED,
+        *_ENDS} == set(Transition.values)  # fmt: skip
 
 
 def replay(info: WorkloadInfo, steps) -> tuple[list[Run], list[Wait], list[PendingSpan]]:
-    """``steps``: (type, at, reason, detail) in time order (``RANK`` breaks ties)."""
-    s = _State(info)
+    """``steps``: (type, at, reason, detail) in time order (``RANK`` breaks ties).
+
+    One loop over plain locals: a report replays ~200,000 workloads, so per-step
+    method calls and state objects were most of its cost.
+    """
+    runs: list[Run] = []
+    waits: list[Wait] = []
+    pending: list[PendingSpan] = []
+    wait_start: float | None = None
+    wait_kind = "initial"
+    run_start: float | None = None
+    flavors: dict = {}
+    checkpoint: float | None = None
+    preempt: tuple[float, str, str] | None = None
+    span: tuple[float, str] | None = None
     for kind, at, reason, detail in steps:
-        handler = _STEPS.get(kind)
-        if handler is not None:
-            handler(s, at, reason, detail)
-    _close_run(s, None)
-    _close_span(s, None)
-    if s.wait_start is not None:
-        s.waits.append(
-            Wait(
-                info.uid,
-                info.team,
-                info.queue,
-                info.tier,
-                info.size,
-                s.wait_start,
-                None,
-                s.wait_kind,
+        if kind == _ADMITTED:
+            if span is not None:
+                pending.append(PendingSpan(info.uid, info.gpus, span[1], span[0], at))
+                span = None
+            if wait_start is not None:
+                waits.append(_wait(info, wait_start, at, wait_kind))
+                wait_start = None
+            if run_start is None:
+                run_start, checkpoint = at, None
+        elif kind == _CREATED:
+            wait_start, wait_kind = at, "initial"
+        elif kind == _RESERVED:
+            flavors = (detail or {}).get("flavors") or flavors
+        elif kind in _ENDS or kind == _EVICTED:
+            if run_start is not None:
+                _close_run(runs, info, flavors, run_start, at, preempt, checkpoint)
+                run_start, checkpoint = None, None
+            if kind == _EVICTED:
+                wait_start, wait_kind = at, "requeue"
+            else:
+                if span is not None:
+                    pending.append(PendingSpan(info.uid, info.gpus, span[1], span[0], at))
+                    span = None
+                wait_start = None
+        elif kind == _PENDING:
+            if run_start is None:
+                if span is not None:
+                    pending.append(PendingSpan(info.uid, info.gpus, span[1], span[0], at))
+                span = (at, reason)
+        elif kind == _CHECKPOINT:
+            if run_start is not None and at >= run_start:
+                checkpoint = at
+        elif kind == _PREEMPTED:
+            preempt = (at, reason, (detail or {}).get("preemptor_uid", ""))
+        elif kind == _REQUEUED and run_start is None and wait_kind == "requeue":
+            wait_start = at
+    if run_start is not None:
+        _close_run(runs, info, flavors, run_start, None, preempt, checkpoint)
+    if span is not None:
+        pending.append(PendingSpan(info.uid, info.gpus, span[1], span[0], None))
+    if wait_start is not None:
+        waits.append(_wait(info, wait_start, None, wait_kind))
+    return runs, waits, pending
+
+
+def _wait(info: WorkloadInfo, start: float, end: float | None, kind: str) -> Wait:
+    return Wait(info.uid, info.team, info.queue, info.tier, info.size, start, end, kind)
+
+
+def _close_run(runs: list[Run], info: WorkloadInfo, flavors: dict, start: float,
+               at: float | None, preempt, checkpoint: float | None) -> None:  # fmt: skip
+    """One run per flavor of the latest reservation; preempted if the preemption is at ``at``."""
+    if not (preempt and at is not None and preempt[0] == at):
+        preempt = None
+    for flavor, gpus in (flavors or info.flavors()).items():
+        runs.append(
+            Run(
+                info.uid, info.team, info.queue, info.tier, info.size, flavor, int(gpus),
+                start, at, preempted=preempt is not None,
+                preempt_reason=preempt[1] if preempt else "",
+                preemptor_uid=preempt[2] if preempt else "",
+                checkpoint=checkpoint, notebook=info.notebook,
             )
-        )
-    return s.runs, s.waits, s.pending
+        )  # fmt: skip

@@ -60,23 +60,20 @@ def test_a_scientist_submits_a_job_and_reads_why_it_waits(page, live_server, sci
     page.goto(f"{live_server.url}/jobs/new/")
     page.select_option("select[name=flavor]", "h100")
     page.fill("input[name=gpus_per_pod]", "8")
-    page.fill("input[name=pods]", "3")  # 24 GPUs: more than vision's 16 and the cohort's
+    page.fill("input[name=pods]", "3")  # 24 GPUs: more than vision can ever hold
     page.click("button:has-text('Submit')")
     page.wait_for_url(f"{live_server.url}/jobs/*/")
     job = BatchJob.objects.get(owner=scientist)
 
     with KubeClient() as client:
         assert sync.create_job(client, job.pk) == "created"
-    def waiting():
-        job.refresh_from_db()
-        print("DEBUG", job.state, repr(job.pending_reason), job.queue_position)
-        return job.pending_reason.startswith("waiting for quota")
-
-    sync_until(waiting)
+    # Kueue's own words: the job can never fit, whatever the cohort lends.
+    sync_until(lambda: "ExceedsMaxQuota" in BatchJob.objects.get(pk=job.pk).pending_reason)
     page.reload()
     assert page.locator("h1 .badge").inner_text() == JobState.QUEUED.label
-    reason = page.locator(".panel", has_text="waiting for quota").inner_text()
-    assert "needs 24 nvidia.com/gpu on h100, 16 free" in reason
+    reason = page.locator(".panel", has_text="ExceedsMaxQuota").inner_text()
+    assert reason.startswith("Position 1 in vision.")
+    assert "insufficient quota for nvidia.com/gpu in flavor h100" in reason
 
 
 def test_an_admin_opens_a_weekly_report_and_its_charts_render(

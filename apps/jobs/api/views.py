@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from apps.accounts.models import ApiToken
 from apps.jobs import services
 from apps.jobs.api import serializers as s
+from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
@@ -85,6 +86,10 @@ class NotebookViewSet(
         if self.request.query_params.get("active") in ("1", "true"):
             queryset = queryset.active()
         return queryset
+
+    def retrieve(self, request, pk=None):
+        # The hottest read (clients poll it): see status_cache for why this is safe.
+        return Response(rendered_status(self.get_queryset().select_related(None), pk))
 
     @extend_schema(
         request=s.NotebookCreateSerializer,

@@ -110,6 +110,13 @@ def check_acts_for(actor: Principal, user, team: Team) -> None:
         )
 
 
+def portal_url(path: str) -> str:
+    """An absolute link for notifications when ``PORTAL_URL`` is set, else the path."""
+    from django.conf import settings
+
+    return f"{settings.PORTAL_URL.rstrip('/')}{path}" if settings.PORTAL_URL else path
+
+
 def can_manage(actor_user, obj) -> bool:
     """Owner, whoever requested it, a lead of its team, or an admin."""
     return (

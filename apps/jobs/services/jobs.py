@@ -10,6 +10,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from django.urls import reverse
 from django.utils import timezone
 
 from apps.jobs import manifests
@@ -22,6 +23,7 @@ from apps.jobs.services.common import (
     can_manage,
     check_acts_for,
     new_name,
+    portal_url,
     request_hash,
     resolve_namespace,
     resolve_team,
@@ -29,6 +31,7 @@ from apps.jobs.services.common import (
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
+from portal.notify import NotificationKind, notify
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60
@@ -288,6 +291,25 @@ def mark_job_created(job_id: int) -> bool:
     )
 
 
+def _tell_preempted(job: BatchJob, event: JobEvent, lost_seconds: int | None) -> None:
+    """Tell the owner, once per preemption (the event key is the eviction's time)."""
+    lost = "an unknown amount" if lost_seconds is None else f"{round(lost_seconds / 60)} min"
+    context = {
+        "job": job.display_name or job.name,
+        "queue": job.queue.name,
+        "preempted_by": event.preemptor or "a higher-priority workload",
+        "reason": event.reason or "preempted",
+        "lost": lost,
+        "url": portal_url(reverse("jobs:job", args=[job.pk])),
+    }
+    notify(
+        job.owner,
+        NotificationKind.JOB_PREEMPTED,
+        context,
+        dedupe_key=f"job-preempted:{job.pk}:{event.key}",
+    )
+
+
 @dataclass(frozen=True)
 class JobStatus:
     state: str
@@ -307,7 +329,7 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         lost = None
         if entry.kind == JobEventKind.PREEMPTED and status.lost_work_seconds is not None:
             lost = Decimal(max(0, status.lost_work_seconds - lost_before) * job.total_gpus) / 60
-        JobEvent.objects.get_or_create(
+        event, created = JobEvent.objects.get_or_create(
             job=job,
             key=entry.key,
             defaults={
@@ -319,6 +341,13 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
                 "lost_gpu_minutes": lost,
             },
         )
+        if created and entry.kind == JobEventKind.PREEMPTED:
+            lost_seconds = (
+                None
+                if status.lost_work_seconds is None
+                else max(0, status.lost_work_seconds - lost_before)
+            )
+            _tell_preempted(job, event, lost_seconds)
     values = {
         "state": status.state,
         "state_reason": status.reason,

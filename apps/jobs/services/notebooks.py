@@ -24,7 +24,9 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
+from apps.queues import permissions
 from apps.queues.choices import AuditAction
+from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
 SYSTEM = Principal(user=None)
 
@@ -71,7 +73,6 @@ def _replay(actor: Principal, key: str, digest: str) -> RequestOutcome | None:
     return RequestOutcome(existing, replayed=True)
 
 
-@transaction.atomic
 def request_notebook(
     user,
     spec: NotebookRequest,
@@ -84,7 +85,34 @@ def request_notebook(
 
     The cluster objects are created after commit (``provision_notebook_task``). A
     retry with the same ``idempotency_key`` and body returns the first notebook.
+    Each outcome is counted once it is final: accepted after commit, rejected
+    (``JobsError``: the request broke a rule) or failed (anything else) on the way out.
+    Replays are the same request and are not counted again.
     """
+    try:
+        outcome = _request_notebook(
+            user, spec, actor=actor, idempotency_key=idempotency_key, now=now
+        )
+    except JobsError:
+        NOTEBOOK_REQUESTS.labels(outcome="rejected").inc()
+        raise
+    except Exception:
+        NOTEBOOK_REQUESTS.labels(outcome="failed").inc()
+        raise
+    if not outcome.replayed:
+        transaction.on_commit(lambda: NOTEBOOK_REQUESTS.labels(outcome="accepted").inc())
+    return outcome
+
+
+@transaction.atomic
+def _request_notebook(
+    user,
+    spec: NotebookRequest,
+    *,
+    actor: Principal,
+    idempotency_key: str,
+    now: datetime | None,
+) -> RequestOutcome:
     now = now or timezone.now()
     digest = request_hash(user.pk, spec)
     if (replayed := _replay(actor, idempotency_key, digest)) is not None:
@@ -299,4 +327,12 @@ def stop_notebook(
     notebook.refresh_from_db()
     audit(actor, AuditAction.DELETE, notebook, after={"state": state}, reason=reason)
     _on_commit_task("teardown_notebook_task", notebook.pk)
+    by_admin = actor.user is not None and permissions.is_admin(actor.user)
+    if by_admin and actor.user.pk != notebook.owner_id:
+        count_cull("admin")
     return True
+
+
+def count_cull(reason: str) -> None:
+    """Count a notebook the portal (not its user) stopped: idle, expired or admin."""
+    transaction.on_commit(lambda: NOTEBOOK_CULLS.labels(reason=reason).inc())

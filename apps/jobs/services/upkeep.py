@@ -11,11 +11,13 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import F
+from django.urls import reverse
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
-from apps.jobs.services.common import Principal
-from apps.jobs.services.notebooks import stop_notebook
+from apps.jobs.services.common import Principal, portal_url
+from apps.jobs.services.notebooks import count_cull, stop_notebook
+from portal.notify import NotificationKind, notify
 
 SYSTEM = Principal(user=None)
 
@@ -73,27 +75,58 @@ def expire_notebooks(*, now: datetime) -> dict[str, int]:
     """Warn notebooks close to their expiry (Expiring) and stop the expired ones."""
     stopped = 0
     for notebook in Notebook.objects.active().filter(expires_at__lte=now).select_related("team"):
-        stopped += stop_notebook(
-            notebook,
-            actor=SYSTEM,
-            reason=f"expired at {notebook.expires_at:%Y-%m-%d %H:%M} UTC",
-            now=now,
-        )
+        stopped += _expire(notebook, now)
     warned = 0
-    for notebook in Notebook.objects.active().filter(expiry_warned_at=None).select_related("pool"):
+    active = Notebook.objects.active().filter(expiry_warned_at=None)
+    for notebook in active.select_related("pool", "owner"):
         window = timedelta(minutes=notebook.pool.expiry_warning_minutes)
         if notebook.expires_at - window > now:
             continue
-        # Race: a renewal between our read and this write must not be overwritten,
-        # hence the condition on the expiry we read.
-        rows = Notebook.objects.filter(
-            pk=notebook.pk, expires_at=notebook.expires_at, expiry_warned_at=None
-        )
-        updates = {"expiry_warned_at": now, "version": F("version") + 1}
-        if notebook.state in NotebookState.running_values():
-            updates["state"] = NotebookState.EXPIRING
-        warned += rows.filter(state__in=NotebookState.active_values()).update(**updates)
+        warned += _warn_expiry(notebook, now)
     return {"warned": warned, "stopped": stopped}
+
+
+@transaction.atomic
+def _expire(notebook: Notebook, now: datetime) -> bool:
+    reason = f"expired at {notebook.expires_at:%Y-%m-%d %H:%M} UTC"
+    stopped = stop_notebook(notebook, actor=SYSTEM, reason=reason, now=now)
+    if stopped:
+        count_cull("expired")
+    return stopped
+
+
+@transaction.atomic
+def _warn_expiry(notebook: Notebook, now: datetime) -> bool:
+    # Race: a renewal between our read and this write must not be overwritten,
+    # hence the condition on the expiry we read.
+    rows = Notebook.objects.filter(
+        pk=notebook.pk, expires_at=notebook.expires_at, expiry_warned_at=None
+    )
+    updates = {"expiry_warned_at": now, "version": F("version") + 1}
+    if notebook.state in NotebookState.running_values():
+        updates["state"] = NotebookState.EXPIRING
+    if not rows.filter(state__in=NotebookState.active_values()).update(**updates):
+        return False
+    _tell_owner(
+        notebook,
+        action="stopped",
+        reason="it reaches its time limit",
+        # One warning per expiry: a renewal sets a new expiry, and so a new key.
+        dedupe_key=f"notebook-expiring:{notebook.pk}:{notebook.expires_at.isoformat()}",
+    )
+    return True
+
+
+def _tell_owner(notebook: Notebook, *, action: str, reason: str, dedupe_key: str) -> None:
+    when = f"at {notebook.expires_at:%Y-%m-%d %H:%M} UTC" if action == "stopped" else "soon"
+    context = {
+        "notebook": notebook.display_name or notebook.name,
+        "when": when,
+        "action": action,
+        "reason": reason,
+        "url": portal_url(reverse("jobs:notebook", args=[notebook.pk])),
+    }
+    notify(notebook.owner, NotificationKind.NOTEBOOK_EXPIRING, context, dedupe_key=dedupe_key)
 
 
 @transaction.atomic
@@ -107,7 +140,7 @@ def cull_idle_notebooks(peak_utilization: dict[tuple[str, str], float], *, now: 
     """
     warned = culled = cleared = 0
     running = Notebook.objects.filter(state__in=NotebookState.running_values())
-    for notebook in running.select_related("pool", "team").order_by("pk"):
+    for notebook in running.select_related("pool", "team", "owner").order_by("pk"):
         pool = notebook.pool
         peak = peak_utilization.get((notebook.namespace, notebook.pod_name))
         judged = notebook.ready_at and notebook.ready_at <= now - timedelta(
@@ -120,13 +153,25 @@ def cull_idle_notebooks(peak_utilization: dict[tuple[str, str], float], *, now: 
                 cleared += rows.update(idle_warned_at=None, version=F("version") + 1)
             continue
         if notebook.idle_warned_at is None:
-            warned += rows.update(idle_warned_at=now, version=F("version") + 1)
+            if rows.update(idle_warned_at=now, version=F("version") + 1):
+                warned += 1
+                grace = pool.idle_grace_minutes
+                _tell_owner(
+                    notebook,
+                    action="culled",
+                    reason=f"its GPUs peaked at {peak:.1f}% over the last "
+                    f"{pool.idle_window_minutes} min; it is culled if still idle in {grace} min",
+                    # One warning per idle episode: activity clears it, a new episode warns again.
+                    dedupe_key=f"notebook-idle:{notebook.pk}:{now.isoformat()}",
+                )
         elif notebook.idle_warned_at <= now - timedelta(minutes=pool.idle_grace_minutes):
             reason = (
                 f"idle: GPU utilisation peaked at {peak:.1f}% over the last "
                 f"{pool.idle_window_minutes} min (threshold {pool.idle_threshold_percent:g}%)"
             )
-            culled += stop_notebook(
+            if stop_notebook(
                 notebook, actor=SYSTEM, state=NotebookState.CULLED, reason=reason, now=now
-            )
+            ):
+                culled += 1
+                count_cull("idle")
     return {"warned": warned, "culled": culled, "cleared": cleared}

@@ -4,11 +4,11 @@ from datetime import timedelta
 
 import pytest
 
-from apps.jobs import metrics
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, cull_idle_notebooks, request_notebook
 from apps.jobs.tests.conftest import IMAGE
+from apps.reports import prometheus
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +29,7 @@ def running_notebook(user, pod_prefix: str, ready_at) -> Notebook:
 
 
 def test_it_reads_the_peak_utilisation_per_notebook_pod(at_end):
-    peaks = metrics.peak_gpu_utilization(60, at=at_end)
+    peaks = prometheus.peak_gpu_utilization(60, at=at_end)
     assert peaks == {("team-vision", "nb-idle-0"): 1.0, ("team-vision", "nb-busy-0"): 55.0}
 
 
@@ -37,13 +37,13 @@ def test_an_idle_notebook_is_warned_then_culled_with_the_reason(at_end, scientis
     idle = running_notebook(scientist, "nb-idle", at_end - timedelta(hours=2))
     busy = running_notebook(lead, "nb-busy", at_end - timedelta(hours=2))
 
-    first = cull_idle_notebooks(metrics.peak_gpu_utilization(60, at=at_end), now=at_end)
+    first = cull_idle_notebooks(prometheus.peak_gpu_utilization(60, at=at_end), now=at_end)
     assert first == {"warned": 1, "culled": 0, "cleared": 0}
     idle.refresh_from_db()
     assert idle.idle_warned_at == at_end and idle.state == NotebookState.READY
 
     later = at_end + timedelta(minutes=16)
-    second = cull_idle_notebooks(metrics.peak_gpu_utilization(60, at=later), now=later)
+    second = cull_idle_notebooks(prometheus.peak_gpu_utilization(60, at=later), now=later)
     assert second == {"warned": 0, "culled": 1, "cleared": 0}
     idle.refresh_from_db()
     busy.refresh_from_db()
@@ -56,7 +56,7 @@ def test_an_idle_notebook_is_warned_then_culled_with_the_reason(at_end, scientis
 
 def test_a_notebook_younger_than_the_window_is_not_judged(at_end, scientist, pool):
     young = running_notebook(scientist, "nb-idle", at_end - timedelta(minutes=30))
-    peaks = metrics.peak_gpu_utilization(60, at=at_end)
+    peaks = prometheus.peak_gpu_utilization(60, at=at_end)
     assert cull_idle_notebooks(peaks, now=at_end)["warned"] == 0
     young.refresh_from_db()
     assert young.idle_warned_at is None
@@ -71,5 +71,5 @@ def test_no_reading_is_not_idleness(scientist, pool):
 
 def test_an_unreachable_prometheus_is_a_metrics_error(settings, at_end):
     settings.PROMETHEUS_URL = "http://127.0.0.1:9"
-    with pytest.raises(metrics.MetricsError):
-        metrics.peak_gpu_utilization(60, at=at_end)
+    with pytest.raises(prometheus.MetricsUnavailable):
+        prometheus.peak_gpu_utilization(60, at=at_end)

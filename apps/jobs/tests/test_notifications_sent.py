@@ -1,0 +1,121 @@
+"""Owners are told when a notebook is about to expire or be culled, and when a job is preempted."""
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.utils import timezone
+
+from apps.jobs.choices import JobEventKind, JobState, NotebookState
+from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services import (
+    JobRequest,
+    NotebookRequest,
+    Principal,
+    cull_idle_notebooks,
+    expire_notebooks,
+    renew_notebook,
+    request_notebook,
+    submit_job,
+)
+from apps.jobs.services.jobs import JobStatus, apply_job_status
+from apps.jobs.status import HistoryEntry
+from apps.jobs.tests.conftest import IMAGE
+from apps.notifications import services as notifications
+from apps.notifications.choices import NotificationKind
+from apps.notifications.models import Notification
+
+pytestmark = pytest.mark.django_db
+T0 = timezone.now().replace(microsecond=0)
+
+
+@pytest.fixture(autouse=True)
+def _mail(settings, scientist):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.PORTAL_URL = "https://portal.example.org"
+    scientist.email = "sci@example.org"
+    scientist.save()
+
+
+def delivered() -> list:
+    for pk in Notification.objects.values_list("pk", flat=True):
+        notifications.deliver(pk)
+    return mail.outbox
+
+
+def ready(user, *, ttl: int = 1) -> Notebook:
+    spec = NotebookRequest(image=IMAGE, flavor="h100", ttl_hours=ttl)
+    notebook = request_notebook(user, spec, actor=Principal(user), now=T0).notebook
+    Notebook.objects.filter(pk=notebook.pk).update(state=NotebookState.READY, ready_at=T0)
+    return Notebook.objects.get(pk=notebook.pk)
+
+
+def test_the_expiry_warning_is_sent_once_per_expiry(scientist, pool):
+    notebook = ready(scientist)
+    expire_notebooks(now=T0 + timedelta(minutes=31))
+    expire_notebooks(now=T0 + timedelta(minutes=40))
+    (message,) = delivered()
+    assert message.to == ["sci@example.org"]
+    assert (
+        message.subject
+        == f"Notebook {notebook.name} stops at {T0 + timedelta(hours=1):%Y-%m-%d %H:%M} UTC"
+    )
+    assert f"https://portal.example.org/notebooks/{notebook.pk}/" in message.body
+
+    renew_notebook(notebook, actor=Principal(scientist), hours=1, now=T0 + timedelta(minutes=45))
+    expire_notebooks(now=T0 + timedelta(minutes=80))
+    kinds = Notification.objects.values_list("kind", flat=True)
+    assert list(kinds) == [NotificationKind.NOTEBOOK_EXPIRING] * 2
+
+
+def test_the_idle_warning_says_it_will_be_culled(scientist, pool):
+    notebook = ready(scientist, ttl=8)
+    peaks = {(notebook.namespace, notebook.pod_name): 2.5}
+    cull_idle_notebooks(peaks, now=T0 + timedelta(hours=1))
+    cull_idle_notebooks(peaks, now=T0 + timedelta(hours=1, minutes=5))
+    (message,) = delivered()
+    assert "will be culled soon" in message.body and "peaked at 2.5%" in message.body
+
+
+def test_a_muted_kind_is_not_sent(scientist, pool):
+    notifications.save_preferences(
+        scientist,
+        actor=scientist,
+        email_enabled=True,
+        muted_kinds=[NotificationKind.NOTEBOOK_EXPIRING],
+    )
+    ready(scientist)
+    assert expire_notebooks(now=T0 + timedelta(minutes=31))["warned"] == 1
+    assert not Notification.objects.exists()
+
+
+def running_job(user) -> BatchJob:
+    spec = JobRequest(template="pytorch-train", flavor="h100", gpus_per_pod=2)
+    job, _ = submit_job(user, spec, actor=Principal(user), now=T0)
+    BatchJob.objects.filter(pk=job.pk).update(state=JobState.RUNNING)
+    return BatchJob.objects.select_related("queue", "owner").get(pk=job.pk)
+
+
+def preempted(at) -> JobStatus:
+    entry = HistoryEntry(
+        key=f"preempted:{at.isoformat()}",
+        kind=JobEventKind.PREEMPTED,
+        at=at,
+        reason="InCohortReclamation",
+        message="Preempted to accommodate a workload (UID: u-1)",
+        preemptor="team-nlp/llm-pretrain",
+    )
+    return JobStatus(JobState.QUEUED, history=(entry,), lost_work_seconds=2400)
+
+
+def test_the_owner_learns_who_preempted_their_job_and_what_was_lost(scientist, queue, template):
+    job = running_job(scientist)
+    at = T0 + timedelta(minutes=50)
+    assert apply_job_status(job, preempted(at), now=at)
+    job.refresh_from_db()
+    apply_job_status(job, preempted(at), now=at + timedelta(seconds=30))  # the next sync
+    (message,) = delivered()
+    assert message.subject == f"Job {job.name} was preempted"
+    assert "preempted by team-nlp/llm-pretrain (InCohortReclamation)" in message.body
+    assert "about 40 min of work" in message.body
+    assert f"/jobs/{job.pk}/" in message.body
