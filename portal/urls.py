@@ -17,11 +17,13 @@ urlpatterns = [
     path("api/v1/", include("apps.queues.api.urls")),
     path("api/v1/", include("apps.reports.api.urls")),
     path("api/v1/", include("apps.jobs.api.urls")),
+    path("api/v1/", include("apps.whatif.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("apps.jobs.urls")),
     path("reports/", include("apps.reports.urls")),
     path("notifications/", include("apps.notifications.urls")),
+    path("", include("apps.whatif.urls")),
     path("", include("apps.queues.urls")),
 ]
 if settings.QM_OIDC_ENABLED:

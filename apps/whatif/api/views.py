@@ -1,0 +1,62 @@
+"""API of what-if runs and ETAs: parse, authorize, call one service, render."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action, api_view
+from rest_framework.response import Response
+
+from apps.queues.api.serializers import ChangeRequestSerializer
+from apps.queues.api.views import VisibleMixin
+from apps.whatif import eta as eta_service
+from apps.whatif import services
+from apps.whatif.api import serializers as s
+from apps.whatif.models import WhatIfRun
+
+
+class WhatIfRunViewSet(
+    VisibleMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    base_queryset = WhatIfRun.objects.select_related("requested_by")
+    serializer_class = s.WhatIfRunSerializer
+
+    @extend_schema(request=s.WhatIfRequestSerializer, responses={202: s.WhatIfRunSerializer})
+    def create(self, request):
+        body = s.WhatIfRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        run = services.request_whatif(actor=request.user, **body.validated_data)
+        return Response(s.WhatIfRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=s.ApplySerializer, responses={200: dict})
+    @action(detail=True, methods=["post"])
+    def apply(self, request, pk=None):
+        body = s.ApplySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        outcomes = services.apply_whatif(
+            self.get_object(), actor=request.user, **body.validated_data
+        )
+        return Response({"queues": [_outcome(o) for o in outcomes]})
+
+
+def _outcome(outcome) -> dict:
+    request = outcome.change_request
+    return {
+        "queue": outcome.queue.name,
+        "applied": outcome.applied,
+        "changes": outcome.changes,
+        "change_request": ChangeRequestSerializer(request).data if request else None,
+    }
+
+
+@extend_schema(parameters=[s.EtaQuerySerializer], responses={200: dict})
+@api_view(["GET"])
+def eta(request):
+    """Predicted start of a pending workload, with the historical accuracy of predictions."""
+    query = s.EtaQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    answer = eta_service.predict_start(
+        query.validated_data["namespace"], query.validated_data["workload"], actor=request.user
+    )
+    return Response(answer.as_dict())

@@ -1,0 +1,102 @@
+"""What-if runs (a draft replayed against recorded history), their replays, and ETAs.
+
+Every write goes through ``apps.whatif.services``.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from apps.whatif.choices import ReplayStatus, RunStatus
+from apps.whatif.querysets import EtaPredictionQuerySet, WhatIfRunQuerySet
+
+
+class WhatIfRun(models.Model):
+    """A draft policy replayed over the last ``days`` of history next to the current one.
+
+    ``policies`` keeps the rendered Kueue objects of both sides as they were when
+    the run was requested, so a later policy change cannot alter its results.
+    """
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    draft = models.JSONField()
+    base_versions = models.JSONField(default=dict)
+    reason = models.TextField(blank=True)
+    days = models.PositiveIntegerField()
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    fair_sharing = models.BooleanField(default=False)
+    policies = models.JSONField(default=dict)
+    entitled = models.JSONField(default=dict)
+    capacity_gpus = models.FloatField(default=0)
+    replays_total = models.PositiveIntegerField(default=0)
+    replays_done = models.PositiveIntegerField(default=0)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = WhatIfRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"what-if #{self.pk}"
+
+    @property
+    def progress_percent(self) -> int:
+        if self.status == RunStatus.DONE:
+            return 100
+        return int(100 * self.replays_done / self.replays_total) if self.replays_total else 0
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in RunStatus.terminal_values()
+
+
+class Replay(models.Model):
+    """One replay of a run: the current policy, the proposal, or a ±10% weight nudge."""
+
+    run = models.ForeignKey(WhatIfRun, on_delete=models.CASCADE, related_name="replays")
+    key = models.CharField(max_length=300)
+    status = models.CharField(
+        max_length=12, choices=ReplayStatus.choices, default=ReplayStatus.PENDING
+    )
+    metrics = models.JSONField(default=dict, blank=True)
+    fidelity = models.JSONField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["run", "key"]
+        constraints = [models.UniqueConstraint(fields=["run", "key"], name="one_replay_per_key")]
+
+    def __str__(self) -> str:
+        return f"{self.run} {self.key}"
+
+
+class EtaPrediction(models.Model):
+    """A predicted start time, kept so it can be scored once the workload is admitted."""
+
+    uid = models.CharField(max_length=64, db_index=True)
+    namespace = models.CharField(max_length=63)
+    name = models.CharField(max_length=253)
+    predicted_at = models.DateTimeField()
+    predicted_start = models.DateTimeField(null=True, blank=True)
+    actual_start = models.DateTimeField(null=True, blank=True)
+    error_seconds = models.FloatField(null=True, blank=True)
+
+    objects = EtaPredictionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-predicted_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["uid", "predicted_at"], name="one_prediction_per_time")
+        ]
+
+    def __str__(self) -> str:
+        return f"ETA of {self.namespace}/{self.name} at {self.predicted_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,64 @@
+"""How far to trust a replay: the unchanged policy against what really happened.
+
+Replaying the recorded window under the policy that was in force should give
+back the recorded waits. The gap is reported next to every prediction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from apps.whatif.replay.engine import ReplayResult
+from apps.whatif.replay.stats import mean, percentile
+from apps.whatif.replay.trace import TraceWorkload
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """Errors in seconds between recorded and replayed waits (``compared`` workloads)."""
+
+    compared: int
+    mean_abs_error_s: float | None
+    p95_abs_error_s: float | None
+    recorded_p95_wait_s: float | None
+    replayed_p95_wait_s: float | None
+
+    @property
+    def p95_wait_error_s(self) -> float | None:
+        if self.recorded_p95_wait_s is None or self.replayed_p95_wait_s is None:
+            return None
+        return abs(self.replayed_p95_wait_s - self.recorded_p95_wait_s)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "p95_wait_error_s": self.p95_wait_error_s}
+
+
+def wait_pairs(trace: list[TraceWorkload], result: ReplayResult) -> list[tuple[float, float]]:
+    """(recorded, replayed) wait seconds of workloads created in the window; censored at its end."""
+    window, pairs = result.window, []
+    for wl in trace:
+        if not window.contains(wl.created_ms):
+            continue
+        outcome = result.outcomes.get(wl.key)
+        replayed = outcome.first_admit_ms if outcome else None
+        pairs.append(
+            (_wait(wl, wl.recorded_admit_ms, window.end_ms), _wait(wl, replayed, window.end_ms))
+        )
+    return pairs
+
+
+def _wait(wl: TraceWorkload, admitted: int | None, end_ms: int) -> float:
+    until = min(admitted, end_ms) if admitted is not None else end_ms
+    return max(0, until - wl.created_ms) / 1000
+
+
+def fidelity(trace: list[TraceWorkload], result: ReplayResult) -> Fidelity:
+    pairs = wait_pairs(trace, result)
+    errors = [abs(replayed - recorded) for recorded, replayed in pairs]
+    return Fidelity(
+        compared=len(pairs),
+        mean_abs_error_s=mean(errors),
+        p95_abs_error_s=percentile(errors, 95),
+        recorded_p95_wait_s=percentile([r for r, _ in pairs], 95),
+        replayed_p95_wait_s=percentile([p for _, p in pairs], 95),
+    )

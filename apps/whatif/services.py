@@ -1,0 +1,164 @@
+"""Every write of the what-if domain. Views, API and tasks call these."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from apps.queues import permissions as queue_permissions
+from apps.queues import services as queue_services
+from apps.queues.choices import AuditAction
+from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.models import FlavorCapacity, Queue
+from apps.queues.quantity import parse_quantity
+from apps.queues.services.audit import record_audit
+from apps.whatif import permissions, policies
+from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
+from apps.whatif.models import Replay, WhatIfRun
+from apps.whatif.replay.metrics import entitlements
+from apps.whatif.replay.trace import is_gpu
+
+
+@transaction.atomic
+def request_whatif(
+    draft: policies.Draft, *, actor, days: int | None = None, reason: str = ""
+) -> WhatIfRun:
+    """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
+    queues = _drafted_queues(draft, actor)
+    _raise_on_invalid(queues, draft, actor)
+    current, proposed = policies.current_and_proposed(draft)
+    fair = policies.fair_sharing_enabled()
+    days = days or settings.QM_WHATIF_HISTORY_DAYS
+    end = timezone.now()
+    run = WhatIfRun.objects.create(
+        requested_by=actor,
+        draft=draft,
+        base_versions={q.name: q.version for q in queues},
+        reason=reason,
+        days=days,
+        window_start=end - timedelta(days=days),
+        window_end=end,
+        fair_sharing=fair,
+        policies={
+            CURRENT: policies.policy_objects(current, fair_sharing=fair),
+            PROPOSED: policies.policy_objects(proposed, fair_sharing=fair),
+        },
+        entitled={CURRENT: entitlements(current.queues), PROPOSED: entitlements(proposed.queues)},
+        capacity_gpus=_capacity_gpus(),
+    )
+    record_audit(actor=actor, action=AuditAction.CREATE, obj=run, after=draft, reason=reason)
+    transaction.on_commit(lambda: _start(run.pk))
+    return run
+
+
+def _start(run_id: int) -> None:
+    from apps.whatif.tasks import start_whatif_task
+
+    start_whatif_task.delay(run_id)
+
+
+def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
+    if not permissions.can_run_whatif(actor):
+        raise NotAllowed("only team leads and admins may run what-ifs")
+    if not draft:
+        raise PolicyError.single("draft", "name at least one queue to change")
+    queues = list(Queue.objects.with_policy().filter(name__in=draft).order_by("name"))
+    missing = sorted(set(draft) - {q.name for q in queues})
+    if missing:
+        raise PolicyError.single("draft", f"no such queue: {', '.join(missing)}")
+    if not all(queue_permissions.can_edit_queue(actor, q) for q in queues):
+        raise NotAllowed("a draft may only change queues you may edit")
+    return queues
+
+
+def _raise_on_invalid(queues: list[Queue], draft: policies.Draft, actor) -> None:
+    errors: dict[str, list[str]] = {}
+    for queue in queues:
+        preview = queue_services.preview_queue_change(queue, draft[queue.name], actor=actor)
+        for path, messages in preview.errors.items():
+            errors.setdefault(f"{queue.name}.{path}", []).extend(messages)
+    if errors:
+        raise PolicyError(errors)
+
+
+def _capacity_gpus() -> float:
+    rows = FlavorCapacity.objects.values_list("resource", "capacity")
+    return float(sum((parse_quantity(c) for r, c in rows if is_gpu(r)), Decimal(0)))
+
+
+@transaction.atomic
+def plan_replays(run: WhatIfRun, keys: list[str]) -> list[str]:
+    """Create the run's replay rows (once) and mark it running; returns the keys still to do."""
+    locked = WhatIfRun.objects.select_for_update().get(pk=run.pk)
+    for key in keys:
+        Replay.objects.get_or_create(run=locked, key=key)
+    if locked.status == RunStatus.QUEUED:
+        WhatIfRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.RUNNING, replays_total=len(keys)
+        )
+    pending = locked.replays.filter(status=ReplayStatus.PENDING)
+    return list(pending.values_list("key", flat=True))
+
+
+@transaction.atomic
+def record_replay(
+    run: WhatIfRun, key: str, *, metrics: dict, fidelity: dict | None, seconds: float
+) -> bool:
+    """Store one finished replay; False when it was already stored (a task ran twice)."""
+    # The conditional UPDATE makes the progress count exact under duplicate deliveries.
+    stored = Replay.objects.filter(run=run, key=key, status=ReplayStatus.PENDING).update(
+        status=ReplayStatus.DONE,
+        metrics=metrics,
+        fidelity=fidelity,
+        seconds=seconds,
+        finished_at=timezone.now(),
+    )
+    if stored:
+        WhatIfRun.objects.filter(pk=run.pk).update(replays_done=F("replays_done") + 1)
+    return bool(stored)
+
+
+@transaction.atomic
+def finish_whatif(run: WhatIfRun, result: dict) -> WhatIfRun:
+    """Store the summary; only a running run finishes (a second call changes nothing)."""
+    WhatIfRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+        status=RunStatus.DONE, result=result, finished_at=timezone.now()
+    )
+    return WhatIfRun.objects.get(pk=run.pk)
+
+
+@transaction.atomic
+def fail_whatif(run: WhatIfRun, error: str) -> None:
+    WhatIfRun.objects.filter(pk=run.pk, status__in=RunStatus.active_values()).update(
+        status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
+    )
+
+
+@transaction.atomic
+def apply_whatif(run: WhatIfRun, *, actor, reason: str = "") -> list[queue_services.SaveOutcome]:
+    """Save the draft through the normal path, queue by queue, as ``actor``.
+
+    Leads get change requests for edits beyond their envelope; admins apply.
+    All or nothing: one refused queue rolls back the others. Each save names the
+    version the what-if was based on, so a queue changed since gets a conflict.
+    """
+    if run.status != RunStatus.DONE:
+        raise PolicyError.single("status", "only a finished what-if can be applied")
+    outcomes = []
+    for name, proposal in sorted(run.draft.items()):
+        queue = Queue.objects.get(name=name)
+        outcomes.append(
+            queue_services.save_queue_policy(
+                queue,
+                proposal,
+                actor=actor,
+                expected_version=run.base_versions[name],
+                reason=reason or f"applied from what-if #{run.pk}",
+            )
+        )
+    return outcomes

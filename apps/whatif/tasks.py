@@ -1,0 +1,76 @@
+"""Celery entry points: fan a run's replays out (a group, one replay per task), then gather.
+
+The gather is counted in the database rather than with a chord, so it needs no
+result backend (the embedded default has none): the replay that stores the last
+result sends ``finish_whatif_task``. Each task takes ids, re-reads its rows and
+does nothing if its work is already stored, so duplicate or late deliveries are
+harmless (two "last" replays only send a second, no-op finish).
+"""
+
+from __future__ import annotations
+
+import time
+
+from celery import group, shared_task
+from django.conf import settings
+
+from apps.whatif import history, replays, services
+from apps.whatif.choices import ReplayStatus, RunStatus
+from apps.whatif.models import WhatIfRun
+
+
+@shared_task(soft_time_limit=60, ignore_result=True)
+def start_whatif_task(run_id: int) -> None:
+    """Create the replay rows and launch every pending replay as its own task."""
+    run = WhatIfRun.objects.filter(pk=run_id, status__in=RunStatus.active_values()).first()
+    if run is None:
+        return
+    pending = services.plan_replays(run, replays.replay_keys(run))
+    if pending:
+        group(replay_task.s(run_id, key) for key in pending).apply_async()
+    else:
+        finish_whatif_task.delay(run_id)
+
+
+@shared_task(
+    soft_time_limit=settings.QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS,
+    ignore_result=True,
+)
+def replay_task(run_id: int, key: str) -> str:
+    """Replay the run's history under one policy variant and store the figures."""
+    run = WhatIfRun.objects.get(pk=run_id)
+    if not run.replays.filter(key=key, status=ReplayStatus.PENDING).exists():
+        return key
+    started = time.monotonic()
+    try:
+        trace = history.load_trace(run.window_start, run.window_end)
+        metrics, fidelity = replays.compute_replay(run, key, trace)
+    except Exception as exc:
+        services.fail_whatif(run, f"replay {key} failed: {exc}")
+        raise
+    seconds = time.monotonic() - started
+    services.record_replay(run, key, metrics=metrics, fidelity=fidelity, seconds=seconds)
+    if not run.replays.exclude(status=ReplayStatus.DONE).exists():
+        finish_whatif_task.delay(run_id)
+    return key
+
+
+@shared_task(soft_time_limit=120, ignore_result=True)
+def finish_whatif_task(run_id: int) -> None:
+    """Summarise once every replay is stored; a no-op for finished runs."""
+    run = WhatIfRun.objects.get(pk=run_id)
+    if run.status != RunStatus.RUNNING:
+        return
+    rows = {r.key: r for r in run.replays.all()}
+    if any(r.status != ReplayStatus.DONE for r in rows.values()):
+        services.fail_whatif(run, "not every replay finished")
+        return
+    services.finish_whatif(run, replays.summarize(run, rows))
+
+
+@shared_task(soft_time_limit=120, ignore_result=True, expires=600)
+def score_eta_predictions_task() -> int:
+    """Compare stored ETAs with the admissions recorded since; returns how many were scored."""
+    from apps.whatif.eta import score_eta_predictions
+
+    return score_eta_predictions()

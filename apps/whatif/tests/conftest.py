@@ -1,0 +1,52 @@
+"""Fixtures of the what-if tests: two teams' queues and a recorded history of two days."""
+
+from __future__ import annotations
+
+import copy
+import time
+
+import pytest
+from celery import current_app
+from django.utils import timezone
+
+from apps.reports.services.history import record_workload_events
+from apps.whatif.replay.manifests import arrivals
+from apps.whatif.replay.synthetic import Load, synthetic_trace
+from simcluster.engine import Simulation
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent with .delay() run inline (tests without a worker only)."""
+    current_app.conf.task_always_eager = True
+    yield
+    current_app.conf.task_always_eager = False
+
+
+class _Recorder(list):
+    """Engine transition log that snapshots each Workload as a watch would see it."""
+
+    def append(self, item) -> None:
+        super().append(("MODIFIED", copy.deepcopy(item[2].obj)))
+
+
+def record_history(objects: list[dict], trace) -> int:
+    """Run ``trace`` through the engine under ``objects`` and record it like the watcher does."""
+    sim = Simulation(objects, start_ms=min(w.created_ms for w in trace), record_events=False)
+    recorder = _Recorder()
+    sim.cluster.history = recorder
+    sim.add_arrivals(arrivals(trace))
+    sim.run(until_ms=round(time.time() * 1000))
+    created = [("ADDED", copy.deepcopy(w)) for _, w in arrivals(trace)]
+    # The engine logs a finish before it writes Finished=True: the last look shows it.
+    final = [("MODIFIED", copy.deepcopy(w)) for w in sim.workloads()]
+    return record_workload_events(created + list(recorder) + final)
+
+
+def history_trace(days: int = 2, seed: int = 5, per_day: float = 30):
+    start = int(timezone.now().timestamp() - days * 86400) * 1000
+    loads = [
+        Load(t, t, f"team-{t}", per_day=per_day, gpus=(1, 2, 4), minutes=(30, 150))
+        for t in ("vision", "nlp")
+    ]
+    return synthetic_trace(loads, start_ms=start, days=days, seed=seed)

@@ -1,0 +1,12 @@
+from django.urls import path
+
+from apps.whatif import views
+
+app_name = "whatif"
+
+urlpatterns = [
+    path("whatif/", views.run_list, name="runs"),
+    path("whatif/<int:pk>/", views.run_detail, name="run"),
+    path("whatif/<int:pk>/apply/", views.run_apply, name="apply"),
+    path("queues/<int:pk>/whatif/", views.from_queue_edit, name="from-queue"),
+]

@@ -1,0 +1,85 @@
+"""Pages: start a what-if from the queue edit form, watch its progress, read and apply it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from apps.queues.errors import ConflictError, NotAllowed, PolicyError
+from apps.queues.forms import QueuePolicyForm
+from apps.queues.models import Cohort, Queue
+from apps.queues.snapshots import queue_snapshot
+from apps.queues.views import _ordered_grid
+from apps.whatif import permissions, services
+from apps.whatif.models import WhatIfRun
+
+
+@login_required
+@require_POST
+def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The queue edit form's "What-if" button: replay its draft (one queue)."""
+    queue = get_object_or_404(Queue.objects.visible_to(request.user).with_policy(), pk=pk)
+    if not permissions.can_run_whatif(request.user):
+        raise PermissionDenied
+    grid = _ordered_grid(queue_snapshot(queue))
+    cohorts = list(Cohort.objects.values_list("name", flat=True))
+    form = QueuePolicyForm(request.POST, grid=grid, cohorts=cohorts)
+    if not form.is_valid():
+        messages.error(request, "Fix the form before running a what-if.")
+        return redirect("queues:queue-edit", pk=pk)
+    try:
+        run = services.request_whatif(
+            {queue.name: form.proposal()}, actor=request.user, reason=form.cleaned_data["reason"]
+        )
+    except NotAllowed as exc:
+        raise PermissionDenied(str(exc)) from None
+    except PolicyError as exc:
+        for path, problems in exc.errors.items():
+            messages.error(request, f"{path}: {'; '.join(problems)}")
+        return redirect("queues:queue-edit", pk=pk)
+    return redirect("whatif:run", pk=run.pk)
+
+
+def _run_or_404(request: HttpRequest, pk: int) -> WhatIfRun:
+    return get_object_or_404(WhatIfRun.objects.visible_to(request.user), pk=pk)
+
+
+@login_required
+def run_list(request: HttpRequest) -> HttpResponse:
+    runs = WhatIfRun.objects.visible_to(request.user).select_related("requested_by")[:50]
+    return render(request, "whatif/run_list.html", {"runs": runs})
+
+
+@login_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_or_404(request, pk)
+    return render(request, "whatif/run_detail.html", {"run": run, "result": run.result})
+
+
+@login_required
+@require_POST
+def run_apply(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run_or_404(request, pk)
+    try:
+        outcomes = services.apply_whatif(
+            run, actor=request.user, reason=request.POST.get("reason", "")
+        )
+    except NotAllowed as exc:
+        raise PermissionDenied(str(exc)) from None
+    except (PolicyError, ConflictError) as exc:
+        messages.error(request, str(exc))
+        return redirect("whatif:run", pk=pk)
+    for outcome in outcomes:
+        messages.info(request, _describe(outcome))
+    return redirect("whatif:run", pk=pk)
+
+
+def _describe(outcome) -> str:
+    name = outcome.queue.name
+    if outcome.change_request is not None:
+        return f"{name}: beyond your envelope, sent for approval (change request #{outcome.change_request.pk})."
+    return f"{name}: applied." if outcome.applied else f"{name}: no changes."
