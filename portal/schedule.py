@@ -37,6 +37,13 @@ def beat_schedule() -> dict:
         "schedule": timedelta(minutes=5),
         "options": {"expires": 5 * 60},
     }
+    # Start-time predictions are scored against the admissions that happened since,
+    # so the ETA shown next to each pending job says how far to trust it.
+    schedule["score-eta-predictions"] = {
+        "task": "apps.whatif.tasks.score_eta_predictions_task",
+        "schedule": timedelta(minutes=5),
+        "options": {"expires": 5 * 60},
+    }
     # Monday 03:00 UTC: store last week's report snapshot (usage from Prometheus is
     # read now, before its retention drops it); pages only read snapshots, so they stay fast.
     schedule["build-weekly-report"] = {

@@ -34,31 +34,31 @@ def _cluster_call(task, function, object_id: int) -> str:
         raise
 
 
-@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def provision_notebook_task(self, notebook_id: int) -> str:
     """Create a requested notebook's StatefulSet and Service."""
     return _cluster_call(self, sync.provision_notebook, notebook_id)
 
 
-@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def teardown_notebook_task(self, notebook_id: int) -> str:
     """Delete an ended notebook's objects."""
     return _cluster_call(self, sync.teardown_notebook, notebook_id)
 
 
-@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def submit_job_task(self, job_id: int) -> str:
     """Create a submitted job's suspended batch/v1 Job."""
     return _cluster_call(self, sync.create_job, job_id)
 
 
-@shared_task(bind=True, queue="default", soft_time_limit=60, max_retries=10)
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def teardown_job_task(self, job_id: int) -> str:
     """Delete a cancelled job's Job (and its pods)."""
     return _cluster_call(self, sync.teardown_job, job_id)
 
 
-@shared_task(queue="default", soft_time_limit=120)
+@shared_task(soft_time_limit=120)
 def sync_jobs_status_task() -> dict:
     """Read Workloads, Jobs and pods once; record states, positions, reasons, history."""
     if not settings.QM_CLUSTER_SYNC:
@@ -70,13 +70,13 @@ def sync_jobs_status_task() -> dict:
         return {"error": exc.describe()}  # the next scheduled run is the retry
 
 
-@shared_task(queue="default", soft_time_limit=120)
+@shared_task(soft_time_limit=120)
 def expire_notebooks_task() -> dict:
     """Warn notebooks near their TTL and stop the expired ones."""
     return services.expire_notebooks(now=timezone.now())
 
 
-@shared_task(queue="default", soft_time_limit=120)
+@shared_task(soft_time_limit=120)
 def cull_idle_notebooks_task() -> dict:
     """Warn, then cull, notebooks whose GPUs stayed idle for the pool's window."""
     pool = InteractivePool.objects.current()

@@ -12,7 +12,6 @@ SWEEP_GRACE = timedelta(minutes=2)
 
 
 @shared_task(
-    queue="default",
     soft_time_limit=30,
     autoretry_for=(DeliveryError,),
     retry_backoff=5,
@@ -25,7 +24,7 @@ def deliver_notification_task(notification_id: int) -> str:
     return services.deliver(notification_id)
 
 
-@shared_task(queue="default", soft_time_limit=120)
+@shared_task(soft_time_limit=120)
 def deliver_pending_notifications_task() -> int:
     """Queue delivery of rows whose task was lost (broker down at commit time)."""
     ids = services.undelivered_ids(older_than=SWEEP_GRACE)
@@ -34,6 +33,6 @@ def deliver_pending_notifications_task() -> int:
     return len(ids)
 
 
-@shared_task(queue="default", soft_time_limit=120)
+@shared_task(soft_time_limit=120)
 def notify_out_of_sync_queues_task() -> int:
     return services.notify_out_of_sync_queues()

@@ -90,30 +90,35 @@ def _steps(records, end):
 
 
 def _steps_sql(records, end):
-    """PostgreSQL: one row per workload with its steps as parallel arrays, in replay
-    order, epoch seconds computed by the server and JSON decoded only for the details
-    the replay reads, through a named server-side cursor. A fifth of the tuples of one
-    row per transition, and the arrays are decoded in C."""
+    """PostgreSQL: one row per workload with its steps as parallel arrays in replay
+    order — a fifth of the tuples of one row per transition, decoded in C — with epoch
+    seconds computed by the server and JSON decoded only for the details the replay
+    reads, through a named server-side cursor."""
     ranks = " ".join(f"WHEN '{kind}' THEN {rank}" for kind, rank in RANK.items())
-    order = f"ORDER BY t.at, CASE t.type {ranks} ELSE 99 END"
     subquery, params = records.order_by().values("pk").query.sql_with_params()
+    # array_agg keeps the order of a sorted subquery (GroupAggregate over the sort);
+    # one ORDER BY per aggregate would sort every workload's rows four more times.
     sql = f"""
-        SELECT t.workload_id, array_agg(t.type {order}),
-               array_agg(EXTRACT(EPOCH FROM t.at)::float8 {order}),
-               array_agg(t.reason {order}),
-               array_agg(CASE WHEN t.type IN ('quota_reserved', 'preempted')
-                              THEN t.detail::text END {order})
-        FROM reports_workloadtransition t
-        WHERE t.workload_id IN ({subquery}) AND t.at < %s
-        GROUP BY t.workload_id ORDER BY t.workload_id"""
-    loads = json.loads
+        SELECT workload_id, array_agg(type), array_agg(at), array_agg(reason), array_agg(detail)
+        FROM (
+            SELECT t.workload_id, t.type, EXTRACT(EPOCH FROM t.at)::float8 AS at, t.reason,
+                   CASE WHEN t.type IN ('quota_reserved', 'preempted') THEN t.detail::text END
+                       AS detail
+            FROM reports_workloadtransition t
+            WHERE t.workload_id IN ({subquery}) AND t.at < %s
+            ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
+        ) steps
+        GROUP BY workload_id ORDER BY workload_id"""
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, [*params, end])
         while rows := cursor.fetchmany(CHUNK):
             for pk, kinds, ats, reasons, details in rows:
                 if any(details):
-                    details = [loads(d) if d else None for d in details]
-                yield pk, zip(kinds, ats, reasons, details, strict=True)
+                    details = [json.loads(d) if d else None for d in details]
+                steps = zip(kinds, ats, reasons, details, strict=True)
+                if ats != sorted(ats):  # the server's aggregation reordered them
+                    steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
+                yield pk, steps
 
 
 def quotas() -> list[QueueQuota]:

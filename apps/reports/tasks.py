@@ -14,7 +14,7 @@ from apps.reports.recorder import run_recorder
 from portal.kube import KubeError
 
 
-@shared_task(queue="default", soft_time_limit=600, ignore_result=False)
+@shared_task(soft_time_limit=600, ignore_result=False)
 def record_workloads_task(seconds: int | None = None) -> dict:
     """Watch Workloads for a bounded time and record their transitions (resumable)."""
     if not settings.QM_HISTORY_RECORDER:
@@ -26,7 +26,7 @@ def record_workloads_task(seconds: int | None = None) -> dict:
         return {"error": exc.describe()}
 
 
-@shared_task(queue="default", soft_time_limit=1800, ignore_result=False)
+@shared_task(soft_time_limit=1800, ignore_result=False)
 def build_weekly_report_task(week: str | None = None) -> str:
     """Build and store one week's snapshot (default: the week that just ended)."""
     week = week or week_of(timezone.now() - timedelta(days=7))

@@ -19,6 +19,7 @@ from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 
 from apps.queues.tests.factories import UserFactory, quota, set_policy
 from apps.reports.services import build_weekly_report
 from apps.reports.tests.promdata import WEEK
+from apps.whatif.services import request_whatif
 from tests.security.urls import url_names
 
 ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin", "launcher")
@@ -31,6 +32,7 @@ FORM = "form"
 NOTEBOOK = {"image": IMAGE, "flavor": "h100", "gpus": 1}
 FOR_SCIENTIST = {**NOTEBOOK, "user": "scientist"}
 JOB = {"template": "pytorch-train", "flavor": "h100"}
+WHATIF = {"draft": {"vision": {"fair_weight": "2"}}}
 
 # name → [(method, url template, body, statuses per role | ANON)]
 MATRIX: dict[str, list[tuple]] = {
@@ -217,6 +219,27 @@ MATRIX: dict[str, list[tuple]] = {
     "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, L))],
     "jobs:job": [("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L))],
     "jobs:job-cancel": [("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, L))],
+    # --- what-if: {run} belongs to vision's lead. Admins see every run, others their
+    # own; scientists may not run one (403), and a lead may only draft queues they edit.
+    "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, L))],
+    "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
+    "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
+    "whatif:from-queue": [("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L))],
+    "whatif-list": [
+        ("get", "/api/v1/whatif/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/whatif/", WHATIF, (U, 403, 403, 202, 202, 403)),
+    ],
+    "whatif-detail": [("get", "/api/v1/whatif/{run}/", None, (U, 404, 404, 200, 200, 404))],
+    "whatif-apply": [("post", "/api/v1/whatif/{run}/apply/", {}, (U, 404, 404, 400, 400, 404))],
+    # Members see their namespace's ETAs; with no cluster configured the answer is 503.
+    "whatif-eta": [
+        (
+            "get",
+            "/api/v1/whatif/eta/?namespace=team-vision&workload=x",
+            None,
+            (U, 503, 403, 503, 503, 403),
+        ),
+    ],
 }
 
 
@@ -263,6 +286,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     ).notebook
     job, _ = submit_job(scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=mine)
     report = build_weekly_report(WEEK)
+    run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     return {
         "queue": queue,
         "cr": change_request,
@@ -271,6 +295,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "nb": notebook,
         "job": job,
         "week": report.week,
+        "run": run.pk,
     }
 
 
@@ -333,6 +358,7 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         nb=world["nb"].pk,
         job=world["job"].pk,
         week=world["week"],
+        run=world["run"],
     )
     api = target.startswith("/api/")
     client = _client(role, world["users"][role], api=api)
