@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from portal import demo_prometheus
 from portal.env import env_bool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +29,12 @@ DEMO_DAYS = 7
 MANAGED_BY = "app.kubernetes.io/managed-by"
 
 
+# Set once the launcher knows them (e.g. PROMETHEUS_URL), passed to every child.
+_EXTRA_ENV: dict[str, str] = {}
+
+
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = {**os.environ, **_EXTRA_ENV}
     env.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
     env.setdefault("QM_ENV", "dev")
     env["PYTHONUNBUFFERED"] = "1"
@@ -71,11 +76,11 @@ def _free_port() -> int:
             return 0
 
 
-def _start_cluster() -> subprocess.Popen:
+def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
     snapshot = ROOT / "var" / "simcluster.json"
     argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
     argv += ["--kubeconfig-out", str(KUBECONFIG), "--snapshot", str(snapshot)]
-    if not snapshot.exists():
+    if first_start:
         # First start: the engine replays a generated week in virtual time, labelled
         # as ours so the portal adopts the demo queues; later starts resume the snapshot.
         argv += ["--seed-history", str(DEMO_DAYS), "--seed-label", f"{MANAGED_BY}=quartermaster"]
@@ -87,24 +92,47 @@ def _start_cluster() -> subprocess.Popen:
         argv, cwd=ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE, text=True
     )
     line = process.stdout.readline()  # returns once it listens, or empty if it died
-    if not re.search(r"listening on http://", line):
+    match = re.search(r"listening on (http://\S+)", line)
+    if not match:
         _stop([process])
         raise SystemExit(f"the simulated cluster did not start: {line!r}")
     print(line.strip(), flush=True)
-    return process
+    return process, match.group(1)
+
+
+def _start_prometheus(sim_url: str, first_start: bool) -> list[subprocess.Popen]:
+    """A real Prometheus on the cluster's metrics when the package is installed."""
+    if not demo_prometheus.available():
+        print("prometheus is not installed: reports will mark GPU-metric panels as missing")
+        return []
+    work = ROOT / "var" / "prometheus"
+    work.mkdir(parents=True, exist_ok=True)
+    if first_start:
+        print("backfilling the week's GPU metrics into Prometheus…", flush=True)
+        demo_prometheus.backfill(sim_url, work, DEMO_DAYS)
+    process, url = demo_prometheus.start(sim_url, work)
+    _EXTRA_ENV["PROMETHEUS_URL"] = url
+    print(f"Prometheus at {url}", flush=True)
+    return [process]
 
 
 def main() -> int:
     host, port = os.environ.get("QM_HOST", "127.0.0.1"), os.environ.get("QM_PORT", "8000")
-    cluster = [_start_cluster()] if env_bool("QM_CLUSTER_SYNC", True) else []
+    first_start = not (ROOT / "var" / "simcluster.json").exists()
+    with_cluster = env_bool("QM_CLUSTER_SYNC", True)
+    cluster: list[subprocess.Popen] = []
     processes: list[subprocess.Popen] = []
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     try:
-        _prepare(seeded=bool(cluster))
+        if with_cluster:
+            sim, sim_url = _start_cluster(first_start)
+            cluster.append(sim)
+            cluster[:0] = _start_prometheus(sim_url, first_start)
+        _prepare(seeded=with_cluster)
         processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
-        _announce(host, port, with_cluster=bool(cluster))
+        _announce(host, port, with_cluster=with_cluster)
         while not stop["now"] and all(p.poll() is None for p in processes):
             time.sleep(0.5)
     finally:
