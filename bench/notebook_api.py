@@ -261,6 +261,9 @@ def main() -> int:
                 "-m",
                 "gunicorn",
                 "portal.wsgi",
+                # The deployed configuration (Dockerfile, compose, kustomize), with two workers.
+                "-c",
+                "python:portal.gunicorn",
                 "-w",
                 "2",
                 "-b",

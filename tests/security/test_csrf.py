@@ -12,7 +12,9 @@ from apps.queues.tests.factories import quota, set_policy
 
 FORM = re.compile(r"<form\b[^>]*>.*?</form>", re.S | re.I)
 POST = re.compile(r'method=["\']?post', re.I)
-ACTION = re.compile(r'action=["\']([^"\']*)["\']', re.I)
+ACTION = re.compile(r'<form\b[^>]*\saction=["\']([^"\']*)["\']', re.I)
+# A submit button may send the same form elsewhere (the edit form's What-if button).
+FORMACTION = re.compile(r'\sformaction=["\']([^"\']*)["\']', re.I)
 
 
 def page_paths(queue, change_request) -> dict[str, list[str]]:
@@ -39,7 +41,11 @@ def _forms(client: Client, path: str) -> list[tuple[str, str]]:
     response = client.get(path)
     assert response.status_code == 200, path
     html = response.content.decode()
-    return [(f, (ACTION.search(f) or [None, path])[1] or path) for f in FORM.findall(html)]
+    found = []
+    for form in FORM.findall(html):
+        action = (ACTION.search(form) or [None, path])[1] or path
+        found += [(form, target) for target in [action, *FORMACTION.findall(form)]]
+    return found
 
 
 @pytest.mark.django_db

@@ -11,6 +11,7 @@ from apps.whatif import eta as eta_service
 from apps.whatif import services
 from apps.whatif.api import serializers as s
 from apps.whatif.models import WhatIfRun
+from portal.kube import KubeError
 
 
 class WhatIfRunViewSet(
@@ -56,7 +57,13 @@ def eta(request):
     """Predicted start of a pending workload, with the historical accuracy of predictions."""
     query = s.EtaQuerySerializer(data=request.query_params)
     query.is_valid(raise_exception=True)
-    answer = eta_service.predict_start(
-        query.validated_data["namespace"], query.validated_data["workload"], actor=request.user
-    )
+    namespace, workload = query.validated_data["namespace"], query.validated_data["workload"]
+    try:
+        answer = eta_service.predict_start(namespace, workload, actor=request.user)
+    except KubeError as exc:
+        # A prediction is advice: without the cluster there is none, and that is the answer.
+        return Response(
+            {"namespace": namespace, "workload": workload, "state": "unavailable",
+             "predicted_start": None, "detail": exc.describe()}
+        )  # fmt: skip
     return Response(answer.as_dict())
