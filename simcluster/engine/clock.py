@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNIT_MS = {"h": 3_600_000, "m": 60_000, "s": 1_000, "ms": 1}
@@ -35,6 +36,7 @@ def parse_timestamp(text: str) -> int:
     return round(parsed.timestamp() * 1000)
 
 
+@lru_cache(maxsize=4096)
 def format_timestamp(ms: int) -> str:
     """Render epoch ms as Kubernetes does: whole seconds, UTC, trailing ``Z``."""
     return datetime.fromtimestamp(ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -129,7 +129,7 @@ def fair_targets(
     cq: m.ClusterQueue,
     node: QuotaNode,
     usage: m.Usage,
-    reserving: dict[str, dict[str, m.Workload]],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
     cq_nodes: dict[str, QuotaNode],
     strategies: tuple[str, ...],
 ) -> list[Target]:
@@ -142,7 +142,7 @@ def fair_targets(
     def allowed(wl: m.Workload) -> bool:
         return reclaim != m.NEVER and priority_allows(reclaim, wl, preemptor)
 
-    candidates = collect_candidates(preemptor, cq, node, cells, reserving, cq_nodes, allowed)
+    candidates = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, allowed)
     if _within_nominal(node, usage):
         targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
         if targets:

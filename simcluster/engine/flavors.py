@@ -33,6 +33,8 @@ class Assignment:
     borrowing: bool = False
     reason: str = WAITING_FOR_QUOTA
     message: str = ""
+    reserve: m.Usage | None = None
+    """NoFit only: the request of a flavor that needed preemption but had no victims."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,7 @@ def assign_flavors(
                 continue
             option, problems = _pick(ctx, pod_set, group, wanted, usage)
             if option is None:
-                return _failure(pod_set.name, problems)
+                return _failure(pod_set.name, problems, usage)
             mode, borrowing = min(mode, option.mode), borrowing or option.borrowing
             for cell, amount in option.cells.items():
                 usage[cell] = usage.get(cell, 0) + amount
@@ -96,7 +98,7 @@ def _uncovered(requests: dict[str, int], cq: m.ClusterQueue) -> str | None:
     return next((res for res in requests if res not in covered), None)
 
 
-def _failure(pod_set: str, problems: list[_Option]) -> Assignment:
+def _failure(pod_set: str, problems: list[_Option], usage: m.Usage) -> Assignment:
     kinds = {p.kind for p in problems}
     if kinds == {NO_MATCHING_FLAVOR}:
         reason = NO_MATCHING_FLAVOR
@@ -105,9 +107,18 @@ def _failure(pod_set: str, problems: list[_Option]) -> Assignment:
     else:
         reason = WAITING_FOR_QUOTA
     detail = "; ".join(p.problem for p in problems) or "no flavor available"
-    return Assignment(
+    failed = Assignment(
         NO_FIT, reason=reason, message=f"couldn't assign flavors to pod set {pod_set}: {detail}"
     )
+    # Kueue keeps such a head in Preempt mode with no targets; the scheduler
+    # then holds quota for it for the rest of the cycle (see scheduler._reserve).
+    victimless = next((p for p in problems if p.mode == PREEMPT), None)
+    if victimless is not None:
+        failed.reserve = dict(usage)
+        for cell, amount in victimless.cells.items():
+            failed.reserve[cell] = failed.reserve.get(cell, 0) + amount
+        failed.borrowing = victimless.borrowing
+    return failed
 
 
 def _pick(

@@ -56,7 +56,7 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
     add_usage(cluster.cq_nodes[cq_name], admission.usage())
     wl.admission = admission
     wl.reserved_ms = cluster.now_ms
-    cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
+    _hold(cluster, wl, cq_name)
     status.mark_admitted(wl, admission, cluster.now_ms)
     _log(cluster, "admit", wl, cq_name)
     if cluster.record_events:
@@ -73,8 +73,14 @@ def restore(cluster: Cluster, wl: m.Workload) -> None:
     cq_name = wl.admission.cluster_queue
     add_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     wl.reserved_ms = wl.reserved_ms if wl.reserved_ms is not None else cluster.now_ms
-    cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
+    _hold(cluster, wl, cq_name)
     try_place(cluster, wl, wl.reserved_ms)
+
+
+def _hold(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
+    cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
+    levels = cluster.by_priority.setdefault(cq_name, {})
+    levels.setdefault(wl.priority, {})[wl.key] = wl
 
 
 def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> bool:
@@ -105,15 +111,28 @@ def release(cluster: Cluster, wl: m.Workload) -> None:
     cq_name = wl.admission.cluster_queue
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     cluster.reserving.get(cq_name, {}).pop(wl.key, None)
+    cluster.by_priority.get(cq_name, {}).get(wl.priority, {}).pop(wl.key, None)
     cluster.unplaced.pop(wl.key, None)
     wl.started_ms = None
     placement.release(cluster.placements.pop(wl.key, []), cluster.free)
 
 
 def evict(
-    cluster: Cluster, wl: m.Workload, reason: str, message: str, preempted_reason: str | None = None
+    cluster: Cluster,
+    wl: m.Workload,
+    reason: str,
+    message: str,
+    preempted_reason: str | None = None,
+    *,
+    defer_requeue: bool = False,
 ) -> str:
-    """Release quota, write Evicted/Preempted, requeue; return the old ClusterQueue."""
+    """Release quota, write Evicted/Preempted, requeue; return the old ClusterQueue.
+
+    ``defer_requeue`` leaves the queueing to the caller via ``cluster.deferred``: Kueue
+    evicts asynchronously and requeues a victim only after its quota is
+    released, so a victim must not compete again in the instant it was
+    preempted (it could re-take the quota its preemptor freed, forever).
+    """
     cq_name = wl.admission.cluster_queue
     release(cluster, wl)
     _log(cluster, "evict", wl, cq_name)
@@ -126,7 +145,10 @@ def evict(
         if preempted_reason:
             cluster.events.append(status.event(wl, "Preempted", message, cluster.now_ms))
     status.mark_requeued(wl, reason, cluster.now_ms)
-    enqueue(cluster, wl)
+    if defer_requeue:
+        cluster.deferred.append((wl, wl.evictions))
+    else:
+        enqueue(cluster, wl)
     return cq_name
 
 

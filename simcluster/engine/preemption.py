@@ -64,29 +64,51 @@ def collect_candidates(
     cq: m.ClusterQueue,
     node: QuotaNode,
     cells: set[m.FlavorResource],
-    reserving: dict[str, dict[str, m.Workload]],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
     cq_nodes: dict[str, QuotaNode],
-    cohort_policy: Callable[[m.Workload], bool],
+    cohort_policy: Callable[[m.Workload], bool] | None,
 ) -> list[Candidate]:
-    """Admitted workloads that use a contested cell and that policy allows evicting."""
-    found = []
+    """Admitted workloads that use a contested cell and that policy allows evicting.
+
+    A ``cohort_policy`` of None collects the preemptor's own queue only.
+
+    ``by_priority`` is ``Cluster.by_priority`` (ClusterQueue -> priority ->
+    workloads). ``cohort_policy`` must depend on a victim's priority only, so
+    it is asked once per priority level rather than once per workload.
+    """
+    found: list[Candidate] = []
     within = cq.preemption.within_cluster_queue
-    for wl in reserving.get(cq.name, {}).values():
-        if priority_allows(within, wl, preemptor) and _touches(wl, cells):
-            found.append(Candidate(wl, node, wl.admission.usage(), True))
-    if node.parent is not None:
+    if within != m.NEVER:
+        for priority, group in by_priority.get(cq.name, {}).items():
+            if within == m.LOWER_OR_NEWER_EQUAL and priority == preemptor.priority:
+                members = [wl for wl in group.values() if priority_allows(within, wl, preemptor)]
+            elif group and priority_allows(within, next(iter(group.values())), preemptor):
+                members = group.values()
+            else:
+                continue
+            found.extend(
+                Candidate(wl, node, wl.admission.total, True)
+                for wl in members
+                if _touches(wl, cells)
+            )
+    if node.parent is not None and cohort_policy is not None:
         for other in walk(node.root()):
             if not other.is_cluster_queue or other is node or not is_borrowing(other, cells):
                 continue
-            for wl in reserving.get(other.name, {}).values():
-                if cohort_policy(wl) and _touches(wl, cells):
-                    found.append(Candidate(wl, cq_nodes[other.name], wl.admission.usage(), False))
+            for group in by_priority.get(other.name, {}).values():
+                if not group or not cohort_policy(next(iter(group.values()))):
+                    continue
+                found.extend(
+                    Candidate(wl, other, wl.admission.total, False)
+                    for wl in group.values()
+                    if _touches(wl, cells)
+                )
     found.sort(key=candidate_order)
     return found
 
 
 def _touches(wl: m.Workload, cells: set[m.FlavorResource]) -> bool:
-    return wl.admission is not None and any(cell in cells for cell in wl.admission.usage())
+    return not cells.isdisjoint(wl.admission.total)
 
 
 def classic_targets(
@@ -94,7 +116,7 @@ def classic_targets(
     cq: m.ClusterQueue,
     node: QuotaNode,
     usage: m.Usage,
-    reserving: dict[str, dict[str, m.Workload]],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
     cq_nodes: dict[str, QuotaNode],
 ) -> list[Target]:
     """Kueue's classic search: reclaim without borrowing first, then in-queue."""
@@ -113,18 +135,50 @@ def classic_targets(
                 and under
             )
 
-        candidates = collect_candidates(preemptor, cq, node, cells, reserving, cq_nodes, allowed)
+        candidates = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, allowed)
         return minimal_set(node, usage, candidates, True, IN_COHORT_RECLAIM_WHILE_BORROWING)
 
     def reclaimable(wl: m.Workload) -> bool:
         return priority_allows(policy.reclaim_within_cohort, wl, preemptor)
 
-    candidates = collect_candidates(preemptor, cq, node, cells, reserving, cq_nodes, reclaimable)
-    targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
-    if targets:
-        return targets
-    own = [c for c in candidates if c.own]
+    own = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, None)
+    # As Kueue: reclaim from the cohort (without borrowing) only while this
+    # queue is below nominal on every contested cell; otherwise, or when only
+    # own workloads qualify, preempt within the queue, borrowing allowed.
+    if (
+        policy.reclaim_within_cohort != m.NEVER
+        and _under_nominal(node, cells)
+        and _may_stop_borrowing(node, usage, own)
+    ):
+        candidates = collect_candidates(
+            preemptor, cq, node, cells, by_priority, cq_nodes, reclaimable
+        )
+        if len(candidates) > len(own):
+            targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
+            if targets:
+                return targets
     return minimal_set(node, usage, own, True, IN_COHORT_RECLAMATION)
+
+
+def _under_nominal(node: QuotaNode, cells: set[m.FlavorResource]) -> bool:
+    return all(node.usage.get(cell, 0) < node.subtree_quota.get(cell, 0) for cell in cells)
+
+
+def _may_stop_borrowing(node: QuotaNode, usage: m.Usage, own: list[Candidate]) -> bool:
+    """Whether evicting every own candidate would leave room within nominal quota.
+
+    Reclaiming from other queues is only allowed if the preemptor does not
+    borrow afterwards; their workloads never lower this queue's own usage, so
+    when even an empty-handed own queue would borrow, the cohort scan is moot.
+    """
+    freed: m.Usage = {}
+    for candidate in own:
+        for cell, amount in candidate.usage.items():
+            freed[cell] = freed.get(cell, 0) + amount
+    return all(
+        node.usage.get(cell, 0) - freed.get(cell, 0) + amount <= node.subtree_quota.get(cell, 0)
+        for cell, amount in usage.items()
+    )
 
 
 def minimal_set(

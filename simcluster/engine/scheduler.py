@@ -36,7 +36,10 @@ class Entry:
 class CycleMemo:
     """Answers for identical heads while the tree's usage has not changed."""
 
-    failures: dict[tuple, tuple[int, str, str]] = field(default_factory=dict)
+    failures: dict[tuple, tuple[int, Assignment]] = field(default_factory=dict)
+    targets: dict[tuple, tuple[int, list[Target]]] = field(default_factory=dict)
+    """Victim searches per (queue, shape, request): flavor assignment's oracle
+    and the entry itself ask the same question at the same tree version."""
 
 
 def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> tuple[bool, set[str]]:
@@ -76,10 +79,11 @@ def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> 
     version = node.root().version
     while (wl := queue.head()) is not None and cq.queueing_strategy != m.STRICT_FIFO:
         known = memo.failures.get((node.name, shape_of(wl, cq)))
-        if not known or known[0] != version:
+        if not known or known[0] != version or known[1].reserve is not None:
             return wl
-        status.mark_pending(wl, known[1], known[2], cluster.now_ms)
-        queue.park_head(known[1], known[2])
+        failed = known[1]
+        status.mark_pending(wl, failed.reason, failed.message, cluster.now_ms)
+        queue.park_head(failed.reason, failed.message)
     return wl
 
 
@@ -88,23 +92,24 @@ def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo)
     key = (node.name, shape_of(wl, cq))
     known = memo.failures.get(key)
     if known and known[0] == node.root().version:
-        return Entry(wl, cq, node, Assignment(NO_FIT, reason=known[1], message=known[2]))
+        return Entry(wl, cq, node, known[1])
     assignment = assign_flavors(
-        wl, cq, node, cluster.flavors, _oracle(cluster, wl, cq, node), bool(cluster.fair_sharing)
+        wl,
+        cq,
+        node,
+        cluster.flavors,
+        _oracle(cluster, wl, cq, node, memo),
+        bool(cluster.fair_sharing),
     )
     entry = Entry(wl, cq, node, assignment)
     if assignment.mode == PREEMPT:
-        entry.targets = find_targets(cluster, wl, cq, node, assignment.usage)
+        entry.targets = _memo_targets(cluster, wl, cq, node, assignment.usage, memo)
         if not entry.targets:
             entry.assignment = Assignment(
                 NO_FIT, reason=WAITING_FOR_QUOTA, message=_shortage(node, assignment)
             )
     if entry.assignment.mode == NO_FIT:
-        memo.failures[key] = (
-            node.root().version,
-            entry.assignment.reason,
-            entry.assignment.message,
-        )
+        memo.failures[key] = (node.root().version, entry.assignment)
     return entry
 
 
@@ -114,14 +119,32 @@ def find_targets(
     if cluster.fair_sharing:
         strategies = cluster.fair_sharing.strategies
         return fairsharing.fair_targets(
-            wl, cq, node, usage, cluster.reserving, cluster.cq_nodes, strategies
+            wl, cq, node, usage, cluster.by_priority, cluster.cq_nodes, strategies
         )
-    return classic_targets(wl, cq, node, usage, cluster.reserving, cluster.cq_nodes)
+    return classic_targets(wl, cq, node, usage, cluster.by_priority, cluster.cq_nodes)
 
 
-def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode):
+def _memo_targets(
+    cluster: Cluster,
+    wl: m.Workload,
+    cq: m.ClusterQueue,
+    node: QuotaNode,
+    usage: m.Usage,
+    memo: CycleMemo,
+) -> list[Target]:
+    version = node.root().version
+    key = (node.name, shape_of(wl, cq), tuple(sorted(usage.items())))
+    known = memo.targets.get(key)
+    if known is not None and known[0] == version:
+        return known[1]
+    targets = find_targets(cluster, wl, cq, node, usage)
+    memo.targets[key] = (version, targets)
+    return targets
+
+
+def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, memo: CycleMemo):
     def can_preempt(usage: m.Usage, _borrowing: bool) -> bool:
-        return bool(find_targets(cluster, wl, cq, node, usage))
+        return bool(_memo_targets(cluster, wl, cq, node, usage, memo))
 
     return can_preempt
 
@@ -168,6 +191,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     wl, assignment, now = entry.wl, entry.assignment, cluster.now_ms
     queue = cluster.queues[entry.cq.name]
     if assignment.mode == NO_FIT:
+        _reserve(entry, cycle)
         status.mark_pending(wl, assignment.reason, assignment.message, now)
         if entry.cq.queueing_strategy == m.STRICT_FIFO:
             return False
@@ -181,6 +205,33 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         return True
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
     return True
+
+
+def _reserve(entry: Entry, cycle: _Cycle) -> None:
+    """Hold quota for a head that needs preemption but found no victims.
+
+    Kueue blocks capacity up to the nominal quota (or the borrowing limit when
+    borrowing) for the rest of the cycle, so that a lower-priority workload of
+    another queue cannot take what this queue may still reclaim — unless
+    ``reclaimWithinCohort: Any`` guarantees it can always reclaim later.
+    Without this, the quota a preemptor just freed goes back to its victims'
+    queue whenever an older, victimless head hides the preemptor for a cycle.
+    """
+    request, node = entry.assignment.reserve, entry.node
+    if not request or entry.cq.preemption.reclaim_within_cohort == m.ANY:
+        return
+    held = {}
+    for cell, amount in request.items():
+        used, nominal = node.usage.get(cell, 0), node.subtree_quota.get(cell, 0)
+        if not entry.assignment.borrowing:
+            amount = min(amount, nominal - used)
+        elif (limit := node.borrowing_limit.get(cell)) is not None:
+            amount = min(amount, nominal + limit - used)
+        if amount > 0:
+            held[cell] = amount
+    if held:
+        add_usage(node, held)
+        cycle.reservations.append((node, held))
 
 
 def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
@@ -228,4 +279,6 @@ def _evict_victim(cluster: Cluster, target: Target, preemptor: m.Workload) -> st
         f"due to {_REASON_TEXT[target.reason]}; preemptor path: {cluster.cq_nodes[preemptor_cq].path()}; "
         f"preemptee path: {cluster.cq_nodes[target.cluster_queue].path()}"
     )
-    return lifecycle.evict(cluster, target.victim, "Preempted", message, target.reason)
+    return lifecycle.evict(
+        cluster, target.victim, "Preempted", message, target.reason, defer_requeue=True
+    )

@@ -22,7 +22,9 @@ from .state import Cluster, build_quota_tree, load_specs
 
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
-_ARRIVE, _FINISH = 0, 1
+_ARRIVE, _FINISH, _REQUEUE = 0, 1, 2
+REQUEUE_AFTER_MS = 1
+"""Preempted workloads re-enter their queues this much later: the next instant."""
 
 
 class Simulation:
@@ -43,6 +45,7 @@ class Simulation:
         self._events: list[tuple[int, int, int, Any]] = []
         self._seq = count()
         self._dirty: set[str] = set()
+        self._settling = False
         self._refill: set[str] = set()
         self._domains = self._index_domains()
         self.cluster.queues = {
@@ -55,7 +58,14 @@ class Simulation:
     # ----- feeding objects -------------------------------------------------
 
     def add_workload(self, obj: dict[str, Any], at_ms: int | None = None) -> None:
-        """Submit a Workload (or batch/v1 Job) now, or at virtual time ``at_ms``."""
+        """Submit a Workload (or batch/v1 Job) now, or at virtual time ``at_ms``.
+
+        Submitted from inside a scheduling instant (a transition callback, such
+        as a replay resubmitting a preempted job), it arrives at the next
+        instant, like a requeued victim, so the instant is sure to settle.
+        """
+        if self._settling and (at_ms is None or at_ms <= self.cluster.now_ms):
+            at_ms = self.cluster.now_ms + REQUEUE_AFTER_MS
         if at_ms is not None and at_ms > self.cluster.now_ms:
             self._push(at_ms, _ARRIVE, obj)
         else:
@@ -169,6 +179,9 @@ class Simulation:
         if kind == _ARRIVE:
             self._accept(payload)
             return
+        if kind == _REQUEUE:
+            self._requeue(payload)
+            return
         wl, evictions = payload
         if wl.admission is None or wl.finished or wl.evictions != evictions:
             return  # stale: the workload was evicted after this completion was scheduled
@@ -182,11 +195,29 @@ class Simulation:
     def _settle(self) -> None:
         """Run cycles in every touched cohort tree until nothing more changes."""
         self._retry_placement()
-        while self._dirty:
-            root = min(self._dirty)
-            self._dirty.discard(root)
-            self._schedule_domain(root)
+        self._settling = True
+        try:
+            while self._dirty:
+                root = min(self._dirty)
+                self._dirty.discard(root)
+                self._schedule_domain(root)
+        finally:
+            self._settling = False
         self._start_timers()
+        if self.cluster.deferred:
+            self._push(self.cluster.now_ms + REQUEUE_AFTER_MS, _REQUEUE, self.cluster.deferred)
+            self.cluster.deferred = []
+
+    def _requeue(self, victims: list[tuple[m.Workload, int]]) -> None:
+        cluster = self.cluster
+        for wl, evictions in victims:
+            if cluster.workloads.get(wl.key) is not wl or wl.evictions != evictions:
+                continue  # deleted, or re-admitted and evicted again since
+            if wl.admission is not None or wl.finished:
+                continue
+            cq_name = lifecycle.enqueue(cluster, wl)
+            if cq_name:
+                self._dirty.add(self._root_of[cq_name])
 
     def _schedule_domain(self, root: str) -> None:
         leaves, memo = self._domains[root], CycleMemo()

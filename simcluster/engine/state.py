@@ -17,9 +17,12 @@ from .quota import QuotaNode, compute_subtree_quotas, load_quotas
 CONFIG_API = "config.kueue.x-k8s.io"
 
 
+DEFAULT_STRATEGIES = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
+
+
 @dataclass(frozen=True, slots=True)
 class FairSharingConfig:
-    strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
 
 
 @dataclass(slots=True, eq=False)
@@ -41,11 +44,15 @@ class Cluster:
     queues: dict[str, PendingQueue] = field(default_factory=dict)
     workloads: dict[str, m.Workload] = field(default_factory=dict)
     reserving: dict[str, dict[str, m.Workload]] = field(default_factory=dict)
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]] = field(default_factory=dict)
+    """``reserving`` again, per ClusterQueue split by priority: preemption's index."""
     held: dict[str, m.Workload] = field(default_factory=dict)
     """Pending workloads that no quota release can help (bad queue, stopped queue)."""
     free: dict[str, dict[str, int]] = field(default_factory=dict)
     placements: dict[str, list[tuple[str, dict[str, int]]]] = field(default_factory=dict)
     unplaced: dict[str, m.Workload] = field(default_factory=dict)
+    deferred: list[tuple[m.Workload, int]] = field(default_factory=list)
+    """(workload, evictions) of victims to put back in their queues at the next instant."""
     started: list[tuple[m.Workload, int]] = field(default_factory=list)
     """(workload, run start ms) for pods that began running since the loop last looked."""
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -77,8 +84,10 @@ def parse_config(obj: dict[str, Any]) -> FairSharingConfig | None:
     block = obj.get("fairSharing")
     if block is None:
         return None
-    strategies = tuple(block.get("preemptionStrategies") or FairSharingConfig.strategies)
-    return FairSharingConfig(strategies)
+    # ``fairSharing: {}`` (or an empty list) means Kueue's default strategies.
+    # Reading the default through the class would return the slots descriptor.
+    strategies = (block or {}).get("preemptionStrategies") or DEFAULT_STRATEGIES
+    return FairSharingConfig(tuple(strategies))
 
 
 def load_specs(cluster: Cluster, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,9 +5,8 @@ run starts the instant its quota is reserved. Checkpointed jobs lose only the
 work since their last checkpoint when preempted, as in the live controller.
 
 A preempted workload comes back to its queue ``REQUEUE_DELAY_MS`` later, as it
-does in a cluster (its pods must stop first). Requeueing it in the same virtual
-instant lets it re-borrow the quota its preemptor freed while an older,
-inadmissible head hides the preemptor, and the engine spins in that instant.
+does in a cluster (its pods must stop first). This models pod shutdown only:
+the engine itself never requeues a victim in the instant it was preempted.
 """
 
 from __future__ import annotations
