@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sys
 import threading
 from collections.abc import Callable
 from http.server import ThreadingHTTPServer
@@ -31,6 +32,13 @@ class _HttpServer(ThreadingHTTPServer):
     allow_reuse_address = True
     # Watches are long-lived; don't let them block shutdown.
     block_on_close = False
+
+    def handle_error(self, request, client_address) -> None:
+        # A client hanging up (watch closed, process stopped) is routine, not a crash.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("client %s went away", client_address)
+            return
+        super().handle_error(request, client_address)
 
 
 class SimServer:
