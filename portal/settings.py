@@ -93,6 +93,9 @@ def _database(url: str) -> dict:
     config = dj_database_url.parse(
         url, conn_max_age=env_int("QM_DB_CONN_MAX_AGE", 60), conn_health_checks=True
     )
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend with a health check that asks the socket, not the server.
+        config["ENGINE"] = "portal.db.postgresql"
     if config["ENGINE"] == "django.db.backends.sqlite3":
         # IMMEDIATE takes SQLite's write lock at BEGIN, so two concurrent saves
         # serialise instead of both reading the same quota sums.

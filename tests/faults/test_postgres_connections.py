@@ -92,3 +92,24 @@ def test_a_worker_recovers_after_its_connections_are_killed(
         created_at=timezone.now() - timedelta(days=30)
     )
     assert expire_stale_change_requests_task.delay().get(timeout=60) == 1
+
+
+def test_the_health_check_asks_the_socket_and_notices_a_killed_backend():
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL only")
+    connection.ensure_connection()
+    backend = connection.connection.info.backend_pid
+
+    def checked_at_request_start():
+        connection.health_check_done = False  # what every request's start does
+        connection.close_if_health_check_failed()
+        return connection.connection
+
+    assert checked_at_request_start().info.backend_pid == backend  # a live one is kept
+    url = database_url().replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("SELECT pg_terminate_backend(%s)", [backend])
+    wait_until(lambda: checked_at_request_start() is None, timeout=10)
+    with connection.cursor() as cursor:  # and the next query reconnects
+        cursor.execute("SELECT pg_backend_pid()")
+        assert cursor.fetchone()[0] != backend
