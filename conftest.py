@@ -22,6 +22,24 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    yield
+    # The API token cache's listener holds a connection to the test database, which
+    # would keep it from being dropped.
+    from apps.accounts import token_cache
+
+    token_cache.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_token_cache():
+    # Rolled-back tests leave no trigger behind: start every test with an empty cache.
+    from apps.accounts import token_cache
+
+    token_cache.invalidate()
+
+
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     # API throttles count in the local-memory cache; each test starts with none used.

@@ -227,6 +227,9 @@ REST_FRAMEWORK = {
 }
 API_RATE_USER = env_str("QM_API_RATE_USER", "6000/min")
 API_RATE_ANON = env_str("QM_API_RATE_ANON", "120/min")
+# Resolved API tokens stay in each web process at most this long; revocations and user
+# changes empty the cache at once through PostgreSQL notifications. 0: look up every time.
+QM_API_TOKEN_CACHE_SECONDS = env_int("QM_API_TOKEN_CACHE_SECONDS", 60)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Quartermaster API",
     "DESCRIPTION": "GPU quota policy, change requests and audit for Kueue clusters.",

@@ -3,6 +3,7 @@
 from django.db import transaction
 from django.utils import timezone
 
+from apps.accounts import token_cache
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
 
 
@@ -17,4 +18,7 @@ def issue_api_token(user: User, name: str) -> tuple[ApiToken, str]:
 
 
 def revoke_api_token(token: ApiToken) -> None:
+    """Refuse the token from now on, in every web process (see ``token_cache``)."""
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    # This process at once; the others when the trigger's notification arrives on commit.
+    token_cache.invalidate()
