@@ -12,9 +12,13 @@ import tempfile
 from portal.env import env_int, env_str
 
 bind = env_str("GUNICORN_BIND", "0.0.0.0:8000")
-# Requests are short and mostly database-bound: a few threads per process.
 workers = env_int("GUNICORN_WORKERS", 3)
-threads = env_int("GUNICORN_THREADS", 4)
+# Two threads, not more: a request spends ~1.5 ms running Python and ~0.1 ms waiting for
+# PostgreSQL, so extra threads add no parallelism, only GIL contention. Every wait on
+# the database hands the GIL over and takes it back behind the other threads; with 4
+# threads the status poll's p99 was twice its p50 (75-95 ms), with 2 it stays within
+# a third of it (docs/benchmarks.md). Scale with workers (about two per core) instead.
+threads = env_int("GUNICORN_THREADS", 2)
 worker_class = "gthread"
 timeout = env_int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = 20
