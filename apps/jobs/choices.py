@@ -24,6 +24,11 @@ class NotebookState(models.TextChoices):
         return (cls.READY, cls.EXPIRING)
 
     @classmethod
+    def followed_values(cls) -> tuple[str, ...]:
+        """States read back from the cluster (its objects exist and it has not ended)."""
+        return (cls.QUEUED, cls.STARTING, *cls.running_values())
+
+    @classmethod
     def terminal_values(cls) -> tuple[str, ...]:
         return (cls.STOPPED, cls.CULLED, cls.FAILED)
 
@@ -40,6 +45,11 @@ class JobState(models.TextChoices):
     @classmethod
     def active_values(cls) -> tuple[str, ...]:
         return (cls.SUBMITTED, cls.QUEUED, cls.ADMITTED, cls.RUNNING)
+
+    @classmethod
+    def followed_values(cls) -> tuple[str, ...]:
+        """States read back from the cluster (its Job exists and it has not ended)."""
+        return (cls.QUEUED, cls.ADMITTED, cls.RUNNING)
 
     @classmethod
     def terminal_values(cls) -> tuple[str, ...]:

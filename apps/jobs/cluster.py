@@ -2,7 +2,8 @@
 
 Creates are idempotent (an object that already exists counts as created), deletes
 tolerate absence, and ``observe`` reads everything status needs in a fixed number
-of list calls, whatever the number of notebooks and jobs.
+of list calls, whatever the number of notebooks and jobs; ``observe_owners`` reads
+the same for a few of them.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ SERVICE = ResourceRef("", "v1", "services", "Service", True)
 JOB = ResourceRef("batch", "v1", "jobs", "Job", True)
 POD = ResourceRef("", "v1", "pods", "Pod", True)
 REFS = {"StatefulSet": STATEFULSET, "Service": SERVICE, "Job": JOB}
+# Kueue labels each Workload with the UID of the Job (or StatefulSet) it admits.
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+# Names per set-based selector, so a URL stays well under API servers' limits.
+CHUNK = 100
 
 
 def workload_ref() -> ResourceRef:
@@ -62,6 +67,8 @@ class Observed:
     jobs: list[dict] = field(default_factory=list)
     statefulsets: list[dict] = field(default_factory=list)
     cluster_queues: list[dict] = field(default_factory=list)
+    # False when only some owners' objects were read: a missing Workload proves nothing.
+    complete: bool = True
 
 
 def observe(client: KubeClient) -> Observed:
@@ -74,6 +81,43 @@ def observe(client: KubeClient) -> Observed:
         statefulsets=client.list(STATEFULSET, label_selector=f"{managed},{NOTEBOOK_LABEL}"),
         cluster_queues=client.list(cluster_queue_ref()),
     )
+
+
+def observe_owners(
+    client: KubeClient, *, notebooks: set[str], jobs: set[str], workloads: list[dict] = ()
+) -> Observed:
+    """What the status of these notebooks and jobs (by name) depends on, and no more.
+
+    Set-based label selectors keep it to a few list calls per ``CHUNK`` names. Their
+    Workloads are found by Kueue's ``job-uid`` label on the owners' UIDs; ``workloads``
+    already in hand (from watch events) fill in any that label does not find.
+    """
+    managed = f"{MANAGED_BY}={MANAGER}"
+    statefulsets = _labelled(client, STATEFULSET, NOTEBOOK_LABEL, notebooks, managed)
+    jobs_found = _labelled(client, JOB, JOB_LABEL, jobs, managed)
+    uids = {o["metadata"].get("uid", "") for o in statefulsets + jobs_found} - {""}
+    found = _labelled(client, workload_ref(), JOB_UID_LABEL, uids)
+    have = {w["metadata"].get("uid") for w in found}
+    found += [w for w in workloads if w["metadata"].get("uid") not in have]
+    return Observed(
+        workloads=found,
+        pods=_labelled(client, POD, NOTEBOOK_LABEL, notebooks)
+        + _labelled(client, POD, JOB_LABEL, jobs),
+        jobs=jobs_found,
+        statefulsets=statefulsets,
+        cluster_queues=client.list(cluster_queue_ref()),
+        complete=False,
+    )
+
+
+def _labelled(
+    client: KubeClient, ref: ResourceRef, label: str, values: set[str], extra: str = ""
+) -> list[dict]:
+    ordered, found = sorted(values), []
+    for start in range(0, len(ordered), CHUNK):
+        selector = f"{label} in ({','.join(ordered[start : start + CHUNK])})"
+        found += client.list(ref, label_selector=f"{extra},{selector}" if extra else selector)
+    return found
 
 
 def pending_positions(client: KubeClient, namespace: str, local_queue: str) -> dict[str, int]:

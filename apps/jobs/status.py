@@ -99,6 +99,12 @@ def notebook_phase(workload: dict | None, pods: list[dict]) -> Phase:
     return Phase(NotebookState.STARTING)
 
 
+def ready_since(pods: list[dict]) -> datetime | None:
+    """When the last of the pods became ready (their Ready condition's transition time)."""
+    times = [_at(condition(p, "Ready") or {}) for p in pods if _pod_ready(p)]
+    return max(times) if times and None not in times else None
+
+
 # ----- jobs -----------------------------------------------------------------------------
 
 
@@ -304,12 +310,23 @@ def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEn
     return entries
 
 
+def preemptor_uid(message: str) -> str:
+    """The UID of the preempting workload named in a preemption message, or ""."""
+    match = _PREEMPTOR_UID.search(message)
+    return match.group(1) if match else ""
+
+
+def preemptor_uids(workload: dict) -> set[str]:
+    """UIDs of workloads that preempted this one, as far as its conditions tell."""
+    preempted = condition(workload, "Preempted")
+    uid = preemptor_uid((preempted or {}).get("message") or "")
+    return {uid} if uid else set()
+
+
 def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
     """``namespace/owner`` of the workload named in a preemption message, if still known."""
-    match = _PREEMPTOR_UID.search(message)
-    if not match:
-        return ""
-    workload = workloads_by_uid.get(match.group(1))
+    uid = preemptor_uid(message)
+    workload = workloads_by_uid.get(uid) if uid else None
     if workload is None:
         return ""
     namespace, _kind, name = owner_key(workload)

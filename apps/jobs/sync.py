@@ -1,14 +1,19 @@
-"""Cluster side of notebooks and jobs: create, delete, and read status back (level-based).
+"""Cluster side of notebooks and jobs: create, delete, and read status back.
 
-``sync_status`` reads the cluster once (``cluster.observe``), derives every active
-notebook's and job's state with the pure functions of ``status`` and records it
-through the services. It also re-creates the objects of notebooks and jobs whose
-creation task was lost, so a missed ``on_commit`` heals on the next run.
+``sync_status`` is the level-based pass: it reads the cluster once
+(``cluster.observe``), derives every followed notebook's and job's state with the pure
+functions of ``status`` and records it through the services. It also re-creates the
+objects of notebooks and jobs whose creation task was lost, so a missed ``on_commit``
+heals on the next run. ``record_status`` is its second half, which the watch
+(``apps.jobs.watch``) calls for just the rows its events concern.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime, timedelta
+
+from django.db.models import QuerySet
 
 from apps.jobs import cluster
 from apps.jobs import status as st
@@ -82,26 +87,61 @@ class _Positions:
 
 
 def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
-    observed = cluster.observe(client)
-    by_owner = st.index_workloads(observed.workloads)
-    by_uid = {w["metadata"].get("uid", ""): w for w in observed.workloads}
-    positions = _Positions(client)
-    counts = {"notebooks": 0, "jobs": 0, "reprovisioned": 0}
-    counts["notebooks"] = _sync_notebooks(observed, by_owner, positions, now)
-    counts["jobs"] = _sync_jobs(observed, by_owner, by_uid, positions, now)
+    """The level-based pass: every followed notebook and job against one read of everything."""
+    counts = record_status(
+        client, cluster.observe(client), followed_notebooks(), followed_jobs(), now=now
+    )
     counts["reprovisioned"] = _redrive(client, now)
     return counts
 
 
-def _sync_notebooks(observed, by_owner, positions, now) -> int:
+def followed_notebooks() -> QuerySet:
+    return Notebook.objects.filter(state__in=NotebookState.followed_values()).select_related(
+        "pool", "flavor", "team"
+    )
+
+
+def followed_jobs() -> QuerySet:
+    return BatchJob.objects.filter(state__in=JobState.followed_values()).select_related(
+        "queue", "flavor", "owner"
+    )
+
+
+def record_status(
+    client: KubeClient,
+    observed: cluster.Observed,
+    notebooks: Iterable[Notebook],
+    jobs: Iterable[BatchJob],
+    *,
+    now: datetime,
+    workloads_by_uid: dict[str, dict] | None = None,
+) -> dict[str, int]:
+    """Derive and record the status of ``notebooks`` and ``jobs`` from ``observed``.
+
+    ``observed`` may cover just these rows (``cluster.observe_owners``); then a row whose
+    Workload it lacks is left alone rather than taken for one Kueue has not created yet.
+    ``workloads_by_uid`` adds workloads known from elsewhere, to name preemptors.
+    """
+    by_owner = st.index_workloads(observed.workloads)
+    by_uid = {**(workloads_by_uid or {})}
+    by_uid.update({w["metadata"].get("uid", ""): w for w in observed.workloads})
+    positions = _Positions(client)
+    return {
+        "notebooks": _sync_notebooks(notebooks, observed, by_owner, positions, now),
+        "jobs": _sync_jobs(jobs, observed, by_owner, by_uid, positions, now),
+    }
+
+
+def _sync_notebooks(rows, observed, by_owner, positions, now) -> int:
     live = {(s["metadata"]["namespace"], s["metadata"]["name"]) for s in observed.statefulsets}
-    states = (NotebookState.QUEUED, NotebookState.STARTING, *NotebookState.running_values())
     changed = 0
-    for nb in Notebook.objects.filter(state__in=states).select_related("pool", "flavor", "team"):
+    for nb in rows:
         if (nb.namespace, nb.name) not in live:
             changed += apply_status(nb, NotebookStatus(NotebookState.FAILED, DELETED), now=now)
             continue
         workload = by_owner.get((nb.namespace, "StatefulSet", nb.name))
+        if workload is None and not observed.complete:
+            continue
         pods = st.pods_of(observed.pods, nb.namespace, NOTEBOOK_LABEL, nb.name)
         phase = st.notebook_phase(workload, pods)
         need = st.Need(nb.flavor.name, nb.gpu_resource, nb.gpus)
@@ -116,21 +156,23 @@ def _sync_notebooks(observed, by_owner, positions, now) -> int:
             if phase.state == NotebookState.QUEUED
             else None,
             workload_name=workload["metadata"]["name"] if workload else "",
+            ready_since=st.ready_since(pods),
         )
         changed += apply_status(nb, result, now=now)
     return changed
 
 
-def _sync_jobs(observed, by_owner, by_uid, positions, now) -> int:
+def _sync_jobs(rows, observed, by_owner, by_uid, positions, now) -> int:
     jobs = {(j["metadata"]["namespace"], j["metadata"]["name"]): j for j in observed.jobs}
-    active = (JobState.QUEUED, JobState.ADMITTED, JobState.RUNNING)
     changed = 0
-    for job in BatchJob.objects.filter(state__in=active).select_related("queue", "flavor", "owner"):
+    for job in rows:
         obj = jobs.get((job.namespace, job.name))
         if obj is None:
             changed += apply_job_status(job, JobStatus(JobState.FAILED, DELETED), now=now)
             continue
         workload = by_owner.get((job.namespace, "Job", job.name))
+        if workload is None and not observed.complete:
+            continue
         pods = st.pods_of(observed.pods, job.namespace, JOB_LABEL, job.name)
         phase = st.job_phase(obj, workload, pods)
         need = st.Need(job.flavor.name, job.gpu_resource, job.total_gpus)

@@ -368,6 +368,6 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         BatchJob.objects.filter(
             pk=job.pk,
             version=job.version,
-            state__in=(JobState.QUEUED, JobState.ADMITTED, JobState.RUNNING),
+            state__in=JobState.followed_values(),
         ).update(**values, version=F("version") + 1)
     )

@@ -38,6 +38,8 @@ class NotebookStatus:
     pending_reason: str = ""
     position: int | None = None
     workload_name: str = ""
+    # When the pod became ready, as the cluster says (None: not known; then "now").
+    ready_since: datetime | None = None
 
 
 def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -> bool:
@@ -59,12 +61,12 @@ def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -
         "synced_at": now,
     }
     if state in NotebookState.running_values() and notebook.ready_at is None:
-        values["ready_at"] = now
+        values["ready_at"] = min(status.ready_since or now, now)
     unchanged = all(getattr(notebook, k) == v for k, v in values.items() if k != "synced_at")
     rows = Notebook.objects.filter(
         pk=notebook.pk,
         version=notebook.version,
-        state__in=(NotebookState.QUEUED, NotebookState.STARTING, *NotebookState.running_values()),
+        state__in=NotebookState.followed_values(),
     )
     if unchanged:
         return bool(rows.update(synced_at=now))
