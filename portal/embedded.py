@@ -157,9 +157,10 @@ def _web_argv(host: str, port: str) -> list[str]:
 
 def _worker_argv() -> list[str]:
     schedule = str(ROOT / "var" / "celerybeat-schedule")
+    # Four: the history recorder and the status watch each hold one most of the time.
     return [PYTHON, "-m", "celery", "-A", "portal", "worker", "-B", "--loglevel", "INFO"] + [
         "--concurrency",
-        "2",
+        "4",
         "--schedule",
         schedule,
     ]

@@ -120,6 +120,21 @@ USES: tuple[Use, ...] = (
             (KUEUE, "clusterqueues"),
         )
     ),
+    *(
+        Use(
+            "apps.jobs.watch",
+            group,
+            resource,
+            ("list", "watch"),
+            "follow notebook and job status (list, then watch with resume)",
+        )
+        for group, resource in (
+            ("apps", "statefulsets"),
+            ("batch", "jobs"),
+            ("", "pods"),
+            (KUEUE, "workloads"),
+        )
+    ),
     Use(
         "apps.jobs.cluster",
         KUEUE_VISIBILITY,

@@ -6,6 +6,16 @@ from celery.schedules import crontab
 from django.conf import settings
 
 
+def _watch_run(task: str, seconds: int) -> dict:
+    """A watch that runs ``seconds`` and hands over to the next run 5 s later; a run
+    that could not start in time expires instead of piling up behind the lease."""
+    return {
+        "task": task,
+        "schedule": timedelta(seconds=seconds + 5),
+        "options": {"expires": seconds},
+    }
+
+
 def beat_schedule() -> dict:
     schedule = {
         # Change requests nobody decided on go stale; expire them so leads resubmit
@@ -55,11 +65,9 @@ def beat_schedule() -> dict:
         watch = settings.QM_RECORDER_WATCH_SECONDS
         # Each run watches Workloads for `watch` seconds and resumes from the stored
         # resourceVersion; a lease stops overlaps, so a late run just skips.
-        schedule["record-workload-history"] = {
-            "task": "apps.reports.tasks.record_workloads_task",
-            "schedule": timedelta(seconds=watch + 5),
-            "options": {"expires": watch},
-        }
+        schedule["record-workload-history"] = _watch_run(
+            "apps.reports.tasks.record_workloads_task", watch
+        )
     if settings.QM_CLUSTER_SYNC:
         interval = settings.QM_RECONCILE_INTERVAL_SECONDS
         # Level-based repair: reverts out-of-band edits (kubectl edit), finishes
@@ -71,8 +79,17 @@ def beat_schedule() -> dict:
             "kwargs": {"trigger": "schedule"},
             "options": {"expires": interval},
         }
-        # Job and notebook states (queue position, pending reason, Ready URL) from the
-        # cluster; also re-creates objects whose creation task was lost.
+        if settings.QM_JOBS_WATCH_SECONDS:
+            watch = settings.QM_JOBS_WATCH_SECONDS
+            # Job and notebook states as they change: each run watches for `watch`
+            # seconds and resumes from the stored resourceVersions; a lease stops
+            # overlaps, so a late run just skips (and the periodic sync below covers).
+            schedule["watch-jobs-status"] = _watch_run(
+                "apps.jobs.tasks.watch_jobs_status_task", watch
+            )
+        # Job and notebook states (queue position, pending reason, Ready URL) read level-
+        # based: the safety net under the watch. Also re-creates objects whose creation
+        # task was lost.
         sync = settings.QM_JOBS_SYNC_INTERVAL_SECONDS
         schedule["sync-jobs-status"] = {
             "task": "apps.jobs.tasks.sync_jobs_status_task",

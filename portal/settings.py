@@ -198,7 +198,11 @@ QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECON
 QM_NOTEBOOK_URL_BASE = env_str("QM_NOTEBOOK_URL_BASE", "http://localhost:8888/notebooks")
 # PersistentVolumeClaim mounted at /checkpoints in batch pods; empty: a scratch emptyDir.
 QM_CHECKPOINT_CLAIM = env_str("QM_CHECKPOINT_CLAIM", "")
-QM_JOBS_SYNC_INTERVAL_SECONDS = env_int("QM_JOBS_SYNC_INTERVAL_SECONDS", 15)
+# Status follows the cluster through watches (runs of this many seconds, resumed);
+# 0: no watching, status only from the periodic sync.
+QM_JOBS_WATCH_SECONDS = env_int("QM_JOBS_WATCH_SECONDS", 55)
+# The level-based safety net under the watches (and the re-creation of lost objects).
+QM_JOBS_SYNC_INTERVAL_SECONDS = env_int("QM_JOBS_SYNC_INTERVAL_SECONDS", 60)
 # Prometheus with DCGM metrics, for idle culling; empty: notebooks are never culled.
 PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
 QM_PROMETHEUS_TIMEOUT_SECONDS = env_float("QM_PROMETHEUS_TIMEOUT_SECONDS", 10.0)

@@ -12,7 +12,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import services, sync
+from apps.jobs import services, sync, watch
 from apps.jobs.models import InteractivePool
 from apps.reports import prometheus
 from portal.kube import KubeClient, KubeError
@@ -68,6 +68,17 @@ def sync_jobs_status_task() -> dict:
             return sync.sync_status(client, now=timezone.now())
     except KubeError as exc:
         return {"error": exc.describe()}  # the next scheduled run is the retry
+
+
+@shared_task(soft_time_limit=600)
+def watch_jobs_status_task(seconds: int | None = None) -> dict:
+    """Follow Workloads, pods, StatefulSets and Jobs for a bounded time (resumable)."""
+    if not settings.QM_CLUSTER_SYNC or not settings.QM_JOBS_WATCH_SECONDS:
+        return {"skipped": "cluster sync or status watching disabled"}
+    try:
+        return watch.run_status_watch(seconds=seconds or settings.QM_JOBS_WATCH_SECONDS)
+    except KubeError as exc:
+        return {"error": exc.describe()}  # the next scheduled run resumes from the cursors
 
 
 @shared_task(soft_time_limit=120)

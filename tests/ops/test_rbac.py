@@ -33,7 +33,7 @@ VERBS = {
 }
 SKIPPED = {"portal.kube", "portal.rbac"}
 # Generic helpers make calls on behalf of the module that drives them.
-DELEGATES = {"portal.watching": "apps.reports.recorder"}
+DELEGATES = {"portal.watching": ("apps.reports.recorder", "apps.jobs.watch")}
 
 
 def _modules() -> dict[str, ast.Module]:
@@ -95,7 +95,8 @@ def called_verbs() -> dict[str, set[str]]:
                 and node.func.attr in VERBS
                 and ast.unparse(node.func.value) in clients
             ):
-                calls[DELEGATES.get(module, module)].add(VERBS[node.func.attr])
+                for caller in DELEGATES.get(module, (module,)):
+                    calls[caller].add(VERBS[node.func.attr])
     return dict(calls)
 
 

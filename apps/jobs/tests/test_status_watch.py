@@ -1,0 +1,154 @@
+"""Status follows the simulated cluster through watches alone (no periodic sync runs here)."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import pytest
+from django.db import connection
+
+from apps.jobs import sync
+from apps.jobs.choices import JobState, NotebookState
+from apps.jobs.cluster import POD, STATEFULSET
+from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services import (
+    JobRequest,
+    NotebookRequest,
+    Principal,
+    cancel_job,
+    request_notebook,
+    submit_job,
+)
+from apps.jobs.status import condition
+from apps.jobs.tests.conftest import IMAGE
+from apps.jobs.watch import STREAMS, run_status_watch
+from apps.queues.reconcile.run import reconcile
+from apps.queues.tests.cluster import wait_until
+from apps.reports.models import WatchCursor
+from portal.kube import KubeClient
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+
+
+@contextmanager
+def watching(seconds: float):
+    """A watch run in the background, as the Celery task would run it; yields its result."""
+    result: dict = {}
+
+    def run():
+        try:
+            result.update(run_status_watch(seconds=seconds))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        yield result
+    finally:
+        thread.join(timeout=seconds + 60)
+    assert not thread.is_alive() and not result.get("errors"), result
+
+
+def new_notebook(user) -> Notebook:
+    spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
+    notebook = request_notebook(user, spec, actor=Principal(user)).notebook
+    with KubeClient() as client:
+        assert sync.provision_notebook(client, notebook.pk) == "created"
+    return notebook
+
+
+def in_state(model, pk, *states):
+    return lambda: model.objects.filter(pk=pk, state__in=states).first()
+
+
+def pod_ready_at(sim, notebook: Notebook) -> str | None:
+    with sim.client() as kube:
+        pod = kube.get(POD, notebook.pod_name, notebook.namespace)
+    ready = condition(pod, "Ready") or {}
+    return ready.get("lastTransitionTime") if ready.get("status") == "True" else None
+
+
+def test_a_notebook_turns_ready_from_watch_events(sim, pool, queue, scientist):
+    reconcile(trigger="manual")
+    with watching(seconds=15):
+        notebook = new_notebook(scientist)
+        ready = wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+    assert ready.workload_name.startswith(f"statefulset-{notebook.name}-")
+    # Ready since the pod became ready, as the cluster says, not since someone looked.
+    assert ready.ready_at.isoformat().replace("+00:00", "Z") == pod_ready_at(sim, notebook)
+
+
+def test_the_next_run_resumes_where_the_last_one_stopped(sim, pool, queue, scientist):
+    reconcile(trigger="manual")
+    with watching(seconds=2) as first:
+        pass
+    assert first["full_syncs"] >= 1  # nothing saved yet: it listed, then did one level pass
+    saved = dict(WatchCursor.objects.values_list("name", "resource_version"))
+    assert all(saved.get(stream.cursor) for stream in STREAMS)
+
+    notebook = new_notebook(scientist)  # while nobody watches
+    wait_until(lambda: pod_ready_at(sim, notebook), timeout=20)
+    assert Notebook.objects.get(pk=notebook.pk).state == NotebookState.QUEUED
+    with watching(seconds=4) as second:
+        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+    assert second["full_syncs"] == 0 and second["events"] > 0  # replayed, not relisted
+
+
+def test_a_notebook_whose_objects_vanish_fails_with_the_reason(sim, pool, queue, scientist):
+    reconcile(trigger="manual")
+    with watching(seconds=12):
+        notebook = new_notebook(scientist)
+        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+        with sim.client() as kube:
+            kube.delete(STATEFULSET, notebook.name, notebook.namespace)
+        failed = wait_until(in_state(Notebook, notebook.pk, NotebookState.FAILED), timeout=20)
+    assert failed.state_reason == sync.DELETED
+
+
+def train(user, i: int, seconds: int = 3600) -> BatchJob:
+    request = JobRequest(
+        template="pytorch-train",
+        flavor="h100",
+        gpus_per_pod=8,
+        display_name=f"train-{i}",
+        sim_duration_seconds=seconds,
+        checkpoint_dir=f"runs/{i}",
+        checkpoint_interval_minutes=10,
+    )
+    job, _ = submit_job(user, request, actor=Principal(user))
+    with KubeClient() as client:
+        assert sync.create_job(client, job.pk) == "created"
+    return job
+
+
+def test_a_job_runs_and_succeeds_with_its_history(sim, pool, queue, scientist, template):
+    reconcile(trigger="manual")
+    with watching(seconds=20):
+        job = train(scientist, 0, seconds=3)
+        wait_until(in_state(BatchJob, job.pk, JobState.RUNNING), timeout=20)
+        done = wait_until(in_state(BatchJob, job.pk, JobState.SUCCEEDED), timeout=20)
+    assert done.ended_at is not None and done.queue_position is None
+    assert {"submitted", "admitted"} <= set(done.events.values_list("kind", flat=True))
+
+
+def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, scientist, template):
+    """Of five 8-GPU jobs, three get quota (as in test_cluster_flow) and two wait."""
+    reconcile(trigger="manual")
+    with watching(seconds=30):
+        jobs = [train(scientist, i) for i in range(5)]
+
+        def queued_positions():
+            rows = BatchJob.objects.filter(pk__in=[j.pk for j in jobs], state=JobState.QUEUED)
+            return sorted(r.queue_position for r in rows if r.queue_position is not None)
+
+        wait_until(lambda: queued_positions() == [0, 1], timeout=20)
+        holder = BatchJob.objects.filter(pk__in=[j.pk for j in jobs]).exclude(
+            state=JobState.QUEUED
+        )[0]
+        cancel_job(holder, actor=Principal(scientist))
+        with KubeClient() as client:
+            sync.teardown_job(client, holder.pk)
+        # The head is admitted (its own events); the other's position follows its queue's.
+        wait_until(lambda: queued_positions() == [0], timeout=20)
