@@ -67,10 +67,14 @@ class Cluster(DeletionMixin):
     def list(self, target: Target, predicate: Predicate, limit: int = 0, token: str = "") -> Obj:
         """A ``<Kind>List`` of matching objects, paged by ``limit``/``continue``."""
         rtype = target.rtype
+        # Served as stored (the storage version): the selector can pick before copying.
+        stored_form = target.version == rtype.storage_version
         with self.store.lock:
             rv = self.store.resource_version
             objects = self.store.list(
-                rtype.key, target.namespace if rtype.namespaced and target.namespace else None
+                rtype.key,
+                target.namespace if rtype.namespaced and target.namespace else None,
+                keep=predicate if stored_form else None,
             )
         items = [conversion.from_storage(rtype, target.version, o) for o in objects]
         items = [item for item in items if predicate(item)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,12 +77,21 @@ class Store:
             obj = self._objects.get(resource, {}).get(key)
             return copy.deepcopy(obj) if obj is not None else None
 
-    def list(self, resource: ResourceKey, namespace: str | None = None) -> list[dict[str, Any]]:
-        """Private copies of all objects of a resource, sorted by namespace and name."""
+    def list(
+        self,
+        resource: ResourceKey,
+        namespace: str | None = None,
+        keep: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Private copies of the objects of a resource, sorted by namespace and name.
+
+        ``keep`` (a selector's predicate) sees the stored objects, read-only, and picks
+        which are copied: a selective list no longer copies every object of the kind.
+        """
         with self.lock:
             bucket = self._objects.get(resource, {})
             keys = sorted(k for k in bucket if namespace is None or k[0] == namespace)
-            return [copy.deepcopy(bucket[k]) for k in keys]
+            return [copy.deepcopy(bucket[k]) for k in keys if keep is None or keep(bucket[k])]
 
     def count(self, resource: ResourceKey, namespace: str | None = None) -> int:
         with self.lock:
