@@ -82,8 +82,9 @@ def beat_schedule() -> dict:
         if settings.QM_JOBS_WATCH_SECONDS:
             watch = settings.QM_JOBS_WATCH_SECONDS
             # Job and notebook states as they change: each run watches for `watch`
-            # seconds and resumes from the stored resourceVersions; a lease stops
-            # overlaps, so a late run just skips (and the periodic sync below covers).
+            # seconds, resumes from the stored resourceVersions and queues the next
+            # run itself; this entry restarts that chain if it breaks, and skips (the
+            # lease is taken) while it holds.
             schedule["watch-jobs-status"] = _watch_run(
                 "apps.jobs.tasks.watch_jobs_status_task", watch
             )

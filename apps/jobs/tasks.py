@@ -75,10 +75,17 @@ def watch_jobs_status_task(seconds: int | None = None) -> dict:
     """Follow Workloads, pods, StatefulSets and Jobs for a bounded time (resumable)."""
     if not settings.QM_CLUSTER_SYNC or not settings.QM_JOBS_WATCH_SECONDS:
         return {"skipped": "cluster sync or status watching disabled"}
+    seconds = seconds or settings.QM_JOBS_WATCH_SECONDS
     try:
-        return watch.run_status_watch(seconds=seconds or settings.QM_JOBS_WATCH_SECONDS)
+        result = watch.run_status_watch(seconds=seconds)
     except KubeError as exc:
         return {"error": exc.describe()}  # the next scheduled run resumes from the cursors
+    if "skipped" not in result:
+        # Hand over now, not at the next beat tick: what happens in between would wait
+        # for it (replayed, not lost). Beat's runs restart the chain if it breaks; while
+        # it holds, they find the lease taken and skip, so only one chain ever runs.
+        watch_jobs_status_task.apply_async(kwargs={"seconds": seconds}, expires=seconds)
+    return result
 
 
 @shared_task(soft_time_limit=120)

@@ -1,8 +1,9 @@
 """Notebook and job status as the cluster changes: bounded list + watch runs, resumed.
 
-Design (the history recorder's, ``apps/reports/recorder.py``): Celery beat starts
-``watch_jobs_status_task`` every ``QM_JOBS_WATCH_SECONDS`` + 5 s. A run takes a lease
-(so runs never overlap) and watches five streams, one thread each, from the
+Design (the history recorder's, ``apps/reports/recorder.py``): a run of
+``watch_jobs_status_task`` lasts ``QM_JOBS_WATCH_SECONDS`` and queues the next one;
+beat starts one every ``QM_JOBS_WATCH_SECONDS`` + 5 s in case that chain broke. A run
+takes a lease (so runs never overlap) and watches five streams, one thread each, from the
 resourceVersion each stream saved last time (``portal.watching.ResumableWatch``
 lists first when there is none, on 410 Gone and every ``QM_RECORDER_RELIST_SECONDS``):
 all Workloads, the pods, StatefulSets and Jobs carrying our labels. The run's own

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 
 import pytest
+import redis
+from django.conf import settings
 from django.db import connection
 
 from apps.jobs import sync
@@ -21,10 +24,11 @@ from apps.jobs.services import (
     submit_job,
 )
 from apps.jobs.status import condition
+from apps.jobs.tasks import watch_jobs_status_task
 from apps.jobs.tests.conftest import IMAGE
-from apps.jobs.watch import STREAMS, run_status_watch
+from apps.jobs.watch import LEASE, STREAMS, run_status_watch
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
+from apps.queues.tests.cluster import Worker, wait_until
 from apps.reports.models import WatchCursor
 from portal.kube import KubeClient
 
@@ -152,3 +156,29 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
             sync.teardown_job(client, holder.pk)
         # The head is admitted (its own events); the other's position follows its queue's.
         wait_until(lambda: queued_positions() == [0], timeout=20)
+
+
+def test_a_run_hands_over_to_the_next_without_waiting_for_beat(sim, pool, tmp_path):
+    if not settings.REDIS_URL:
+        pytest.skip("needs REDIS_URL: a real worker")
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}",
+        "KUBECONFIG": str(sim.kubeconfig),
+        "QM_DATA_DIR": str(tmp_path / "worker-data"),
+    }
+    worker = Worker(env, tmp_path).start()  # no beat: only the chain can start runs
+    try:
+        watch_jobs_status_task.delay(seconds=2)
+        owners: set[str] = set()
+
+        def three_runs() -> bool:
+            owners.add(WatchCursor.objects.get_or_create(name=LEASE)[0].lease_owner)
+            return len(owners - {""}) >= 3
+
+        wait_until(three_runs, timeout=60, interval=0.1)
+    finally:
+        worker.stop()
