@@ -37,6 +37,8 @@ def _env() -> dict[str, str]:
     env = {**os.environ, **_EXTRA_ENV}
     env.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
     env.setdefault("QM_ENV", "dev")
+    # The demo's idle notebook is warned, then culled, within minutes of the start.
+    env.setdefault("QM_CULL_INTERVAL_SECONDS", "60")
     env["PYTHONUNBUFFERED"] = "1"
     if env_bool("QM_CLUSTER_SYNC", True):
         env["KUBECONFIG"] = str(KUBECONFIG)

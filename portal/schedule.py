@@ -41,11 +41,12 @@ def beat_schedule() -> dict:
         "options": {"expires": 60},
     }
     # Idle GPUs in notebooks: warn, then cull after the grace period. Utilisation is
-    # averaged over a window of an hour by default, so every five minutes is plenty.
+    # judged over a window of an hour by default, so every five minutes is plenty.
+    cull = settings.QM_CULL_INTERVAL_SECONDS
     schedule["cull-idle-notebooks"] = {
         "task": "apps.jobs.tasks.cull_idle_notebooks_task",
-        "schedule": timedelta(minutes=5),
-        "options": {"expires": 5 * 60},
+        "schedule": timedelta(seconds=cull),
+        "options": {"expires": cull},
     }
     # Start-time predictions are scored against the admissions that happened since,
     # so the ETA shown next to each pending job says how far to trust it.

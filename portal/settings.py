@@ -205,6 +205,9 @@ QM_JOBS_WATCH_SECONDS = env_int("QM_JOBS_WATCH_SECONDS", 55)
 QM_JOBS_SYNC_INTERVAL_SECONDS = env_int("QM_JOBS_SYNC_INTERVAL_SECONDS", 60)
 # Prometheus with DCGM metrics, for idle culling; empty: notebooks are never culled.
 PROMETHEUS_URL = env_str("PROMETHEUS_URL", "")
+# How often idle culling looks (beat); a pool's grace after the warning is honoured to
+# within this. `make run` looks every minute, so its demo cull shows within minutes.
+QM_CULL_INTERVAL_SECONDS = env_int("QM_CULL_INTERVAL_SECONDS", 300)
 QM_PROMETHEUS_TIMEOUT_SECONDS = env_float("QM_PROMETHEUS_TIMEOUT_SECONDS", 10.0)
 
 # --- Reports (admission history, DCGM usage, chargeback) -------------------------

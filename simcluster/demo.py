@@ -1,7 +1,8 @@
 """A realistic week on the demo cluster, generated in virtual time.
 
 ``demo_objects()`` is the demo catalogue (mirrors ``apps/queues/demo.py``:
-flavors, cohorts, priority tiers, one ClusterQueue/LocalQueue per team).
+flavors, cohorts, priority tiers, one ClusterQueue/LocalQueue per team; and
+``apps/jobs/demo.py``'s interactive pool).
 ``generate_week(objects, days=7, seed=1, start_ms=...)`` returns an arrival
 trace ``[(epoch_ms, manifest)]`` of Jobs and notebook StatefulSets; Nodes
 for every flavor come from ``nodes_for(objects)``. ``seed_history`` replays
@@ -37,6 +38,14 @@ TEAMS = {
     "inference": ("gpu-production", {"h100-80gb": 8, "a100-mig-1g10gb": 28}),
 }
 GPUS_PER_NODE = {GPU: 8, MIG: 56}
+# The portal's interactive pool (apps/jobs/demo.py): the a100 GPUs no team queue holds.
+POOL = "interactive"
+POOL_QUOTA = ("a100-80gb", {"cpu": "64", "memory": "512Gi", GPU: "8"})
+POOL_TIER = "p1-high"
+# One of alice's notebooks, requested this long before the seeded week ends and idle
+# since: long enough that the portal's first idle-culling passes warn, then cull it.
+IDLE_NOTEBOOK = "nb-alice-idle"
+IDLE_NOTEBOOK_AGE_MS = 75 * 60_000
 
 
 # ----- the catalogue -----------------------------------------------------------------
@@ -79,7 +88,29 @@ def _catalogue() -> list[Obj]:
         )
         objects.append(_kueue("ClusterQueue", team, spec=_cq_spec(cohort, quotas)))
         objects.append(_kueue("LocalQueue", team, namespace, spec={"clusterQueue": team}))
+        objects.append(_kueue("LocalQueue", POOL, namespace, spec={"clusterQueue": POOL}))
+    objects.append(_kueue("ClusterQueue", POOL, spec=_pool_spec()))
     return objects
+
+
+def _pool_spec() -> Obj:
+    """Strictly reserved: no cohort, covering what a notebook pod requests."""
+    flavor, quota = POOL_QUOTA
+    return {
+        "namespaceSelector": {},
+        "resourceGroups": [
+            {
+                "coveredResources": list(quota),
+                "flavors": [
+                    {
+                        "name": flavor,
+                        "resources": [{"name": r, "nominalQuota": q} for r, q in quota.items()],
+                    }
+                ],
+            }
+        ],
+        "preemption": {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"},
+    }
 
 
 def _kueue(kind: str, name: str, namespace: str = "", **body: Any) -> Obj:
@@ -207,15 +238,17 @@ def generate_week(
     LocalQueue in it are skipped.
     """
     rng = random.Random(seed)
-    teams = {
-        o["metadata"]["name"] for o in objects or demo_objects() if o.get("kind") == "LocalQueue"
-    }
+    catalogue = objects or demo_objects()
+    teams = {o["metadata"]["name"] for o in catalogue if o.get("kind") == "LocalQueue"}
     trace: list[tuple[int, Obj]] = []
     for cls in (c for c in CLASSES if c.team in teams):
         count = _poisson(rng, cls.per_day * days)
         for index in range(count):
             at = start_ms + _arrival_offset(rng, days)
             trace.extend(_arrivals(rng, cls, at, index))
+    if any(o.get("kind") == "ClusterQueue" and o["metadata"]["name"] == POOL for o in catalogue):
+        end = start_ms + int(days * DAY_MS)
+        trace.append((end - IDLE_NOTEBOOK_AGE_MS, idle_notebook()))
     trace.sort(
         key=lambda item: (item[0], item[1]["metadata"]["namespace"], item[1]["metadata"]["name"])
     )
@@ -315,6 +348,54 @@ def notebook(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:
             "serviceName": name,
             "selector": {"matchLabels": {"notebook": name}},
             "template": template,
+        },
+    }
+
+
+def idle_notebook() -> Obj:
+    """Alice's notebook as the portal renders one (apps/jobs/manifests.py: its labels,
+    requests = limits, the flavor's node selector), left running with idle GPUs.
+
+    The portal's demo adopts it as alice's (apps/jobs/demo.py) and culls it for real:
+    its cull task reads this pod's 0 % DCGM utilisation back from Prometheus.
+    """
+    labels = {
+        "app.kubernetes.io/managed-by": "quartermaster",
+        "quartermaster.io/team": "vision",
+        "quartermaster.io/owner": "alice",
+        "quartermaster.io/notebook": IDLE_NOTEBOOK,
+        "kueue.x-k8s.io/queue-name": POOL,
+        "kueue.x-k8s.io/priority-class": POOL_TIER,
+    }
+    flavor, _quota = POOL_QUOTA
+    requests = {"cpu": "4", "memory": "32Gi", GPU: "1"}  # the demo's default profile
+    container = {
+        "name": "notebook",
+        "image": "quay.io/jupyter/pytorch-notebook:cuda12-python-3.11",
+        "ports": [{"name": "http", "containerPort": 8888}],
+        "resources": {"requests": requests, "limits": dict(requests)},
+    }
+    selector = {"quartermaster.io/notebook": IDLE_NOTEBOOK}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {
+            "name": IDLE_NOTEBOOK,
+            "namespace": "team-vision",
+            "labels": labels,
+            "annotations": {"simcluster/utilization": "idle", "simcluster/duration": "24h"},
+        },
+        "spec": {
+            "replicas": 1,
+            "serviceName": IDLE_NOTEBOOK,
+            "selector": {"matchLabels": selector},
+            "template": {
+                "metadata": {"labels": dict(selector)},
+                "spec": {
+                    "containers": [container],
+                    "nodeSelector": dict(FLAVORS[flavor][0]),
+                },
+            },
         },
     }
 

@@ -83,6 +83,11 @@ def observe(client: KubeClient) -> Observed:
     )
 
 
+def notebook_statefulsets(client: KubeClient) -> list[dict]:
+    """Every StatefulSet that carries our notebook labels."""
+    return client.list(STATEFULSET, label_selector=f"{MANAGED_BY}={MANAGER},{NOTEBOOK_LABEL}")
+
+
 def observe_owners(
     client: KubeClient, *, notebooks: set[str], jobs: set[str], workloads: list[dict] = ()
 ) -> Observed:

@@ -5,6 +5,7 @@ from apps.jobs.services.jobs import JobRequest, cancel_job, submit_job
 from apps.jobs.services.notebooks import (
     NotebookRequest,
     RequestOutcome,
+    adopt_notebook,
     renew_notebook,
     request_notebook,
     stop_notebook,
@@ -16,6 +17,7 @@ __all__ = [
     "NotebookRequest",
     "Principal",
     "RequestOutcome",
+    "adopt_notebook",
     "cancel_job",
     "cull_idle_notebooks",
     "expire_notebooks",

@@ -104,6 +104,20 @@ def request_notebook(
     return outcome
 
 
+def adopt_notebook(
+    user, spec: NotebookRequest, *, name: str, actor: Principal, created_at: datetime
+) -> Notebook:
+    """Record a notebook whose cluster objects already exist, as ``user``'s since ``created_at``.
+
+    The demo's seeded cluster has one (alice's, left idle); a database restored from an
+    older backup would have others. Limits and pool capacity count as for a request;
+    nothing is created in the cluster: the row starts Queued and status takes it on.
+    """
+    return _request_notebook(
+        user, spec, actor=actor, idempotency_key="", now=created_at, existing=name
+    ).notebook
+
+
 @transaction.atomic
 def _request_notebook(
     user,
@@ -112,6 +126,7 @@ def _request_notebook(
     actor: Principal,
     idempotency_key: str,
     now: datetime | None,
+    existing: str = "",
 ) -> RequestOutcome:
     now = now or timezone.now()
     digest = request_hash(user.pk, spec)
@@ -131,7 +146,7 @@ def _request_notebook(
     if (replayed := _replay(actor, idempotency_key, digest)) is not None:
         return replayed
     _check_limits(pool, user, pool_flavor, spec.gpus)
-    name = new_name("nb")
+    name = existing or new_name("nb")
     notebook = Notebook(
         owner=user,
         requested_by=actor.user,
@@ -153,6 +168,7 @@ def _request_notebook(
         url=notebook_url(namespace, name),
         created_at=now,
         expires_at=now + timedelta(hours=ttl),
+        state=NotebookState.QUEUED if existing else NotebookState.REQUESTED,
     )
     try:
         with transaction.atomic():
@@ -167,8 +183,11 @@ def _request_notebook(
         "image": spec.image,
         "expires_at": notebook.expires_at.isoformat(),
     }
-    audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
-    _on_commit_task("provision_notebook_task", notebook.pk)
+    if existing:
+        audit(actor, AuditAction.CREATE, notebook, after=after, reason="adopted from the cluster")
+    else:
+        audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
+        _on_commit_task("provision_notebook_task", notebook.pk)
     return RequestOutcome(notebook, replayed=False)
 
 

@@ -113,13 +113,18 @@ def sim(tmp_path, settings):
     cluster.stop()
 
 
-def add_node(cluster, name: str, gpus: int = 8) -> None:
+def add_node(
+    cluster, name: str, gpus: int = 8, labels: dict | None = None, devices: dict | None = None
+) -> None:
+    """A Ready node with 8 GPUs (``nvidia.com/gpu``), or the ``devices`` given."""
     from apps.jobs.cluster import ResourceRef
 
     node_ref = ResourceRef("", "v1", "nodes", "Node", False)
-    resources = {"cpu": "128", "memory": "1Ti", "pods": "110", "nvidia.com/gpu": str(gpus)}
+    resources = {"cpu": "128", "memory": "1Ti", "pods": "110"}
+    resources.update(devices or {"nvidia.com/gpu": str(gpus)})
+    meta = {"name": name, "labels": labels or {}}
     with cluster.client() as kube:
-        kube.create(node_ref, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
+        kube.create(node_ref, {"apiVersion": "v1", "kind": "Node", "metadata": meta})
         kube._call(
             "PATCH",
             node_ref,

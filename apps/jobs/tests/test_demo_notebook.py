@@ -1,0 +1,55 @@
+"""The demo's seeded cluster runs one of alice's notebooks; the demo records it as hers."""
+
+import pytest
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from apps.jobs import sync
+from apps.jobs.choices import NotebookState
+from apps.jobs.cluster import STATEFULSET
+from apps.jobs.demo import adopt_seeded_notebooks
+from apps.jobs.models import Notebook
+from apps.jobs.tests.conftest import add_node
+from apps.queues.reconcile.run import reconcile
+from apps.queues.tests.cluster import wait_until
+from portal.demo import load_everything
+from portal.kube import KubeClient
+from simcluster import demo as sim_demo
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def demo_cluster(sim):
+    """The demo catalogue and its nodes in the live simulated cluster, and the portal's demo."""
+    catalogue = sim_demo.demo_objects({"app.kubernetes.io/managed-by": "quartermaster"})
+    for obj in catalogue:
+        sim.create(obj)
+    for node in sim_demo.nodes_for(catalogue):
+        gpus = {k: v for k, v in node["status"]["capacity"].items() if "nvidia.com" in k}
+        add_node(sim, node["metadata"]["name"], labels=node["metadata"]["labels"], devices=gpus)
+    load_everything()
+    reconcile(trigger="seed_demo")
+    return sim
+
+
+def test_the_idle_notebook_is_alices_since_it_was_created(demo_cluster):
+    with demo_cluster.client() as kube:
+        created = kube.create(STATEFULSET, sim_demo.idle_notebook())["metadata"][
+            "creationTimestamp"
+        ]
+    with KubeClient() as client:
+        assert adopt_seeded_notebooks(client) == 1
+        assert adopt_seeded_notebooks(client) == 0  # safe twice
+
+    def ready():
+        with KubeClient() as client:
+            sync.sync_status(client, now=timezone.now())
+        return Notebook.objects.filter(state=NotebookState.READY).first()
+
+    notebook = wait_until(ready, timeout=30, interval=0.2)
+    assert (notebook.owner.username, notebook.requested_by.username) == ("alice", "alice")
+    assert (notebook.namespace, notebook.name) == ("team-vision", sim_demo.IDLE_NOTEBOOK)
+    assert notebook.created_at == parse_datetime(created)
+    assert (notebook.flavor.name, notebook.gpus, notebook.profile.name) == ("a100-80gb", 1, "small")
+    assert notebook.pool.idle_grace_minutes == 2  # so the demo's cull follows within minutes
