@@ -35,6 +35,8 @@ from .writer import EVENTS, WORKLOADS, Writer
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
 MAX_SETTLE_ROUNDS = 20
+POD_STOP_MS = 1_000
+"""An evicted workload's pods take this long to stop; Kueue frees its quota then."""
 
 
 class Controller:
@@ -215,7 +217,9 @@ class Controller:
         ingest.retry_blocked(self)
 
     def _new_simulation(self, objects: list[Obj]) -> Simulation:
-        sim = Simulation(objects, start_ms=self.clock.now_ms(), record_events=True)
+        sim = Simulation(
+            objects, start_ms=self.clock.now_ms(), record_events=True, pod_stop_ms=POD_STOP_MS
+        )
         sim.cluster.history = []
         ingest.pin_placements(self, sim)
         return sim

@@ -10,7 +10,13 @@ from simcluster.engine import model as m
 from .owners import Owner
 
 Obj = dict[str, Any]
-WAITING, UNPLACED, RUNNING, FINISHED = "waiting", "unplaced", "running", "finished"
+WAITING, UNPLACED, RUNNING, STOPPING, FINISHED = (
+    "waiting",
+    "unplaced",
+    "running",
+    "stopping",
+    "finished",
+)
 ACTIVE = (UNPLACED, RUNNING)
 
 
@@ -47,6 +53,8 @@ def run_phase(wl: m.Workload) -> str:
     """Where the workload is in its life, as its pods would show it."""
     if wl.finished:
         return FINISHED
+    if wl.stopping:
+        return STOPPING  # evicted: pods gone, quota held until the engine releases it
     if wl.admission is None:
         return WAITING
     return RUNNING if wl.started_ms is not None else UNPLACED

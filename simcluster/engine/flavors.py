@@ -4,6 +4,12 @@ Flavors are tried in the order the ClusterQueue lists them. Each is judged
 Fit, Preempt (fits only after evicting someone) or NoFit. ``flavorFungibility``
 decides whether the search stops at the first usable flavor or keeps looking
 for a better one.
+
+What never changes for a ClusterQueue and a workload shape (which flavors a
+podSet may use at all, its requests per quota cell, the most the queue could
+ever get) is worked out once into a ``FlavorPlan``; ``assign_flavors`` only
+reads current usage against it, because the same heads are re-judged after
+every quota release in their cohort.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ WAITING_FOR_QUOTA = "WaitingForQuota"
 EXCEEDS_MAX_QUOTA = "ExceedsMaxQuota"
 NO_MATCHING_FLAVOR = "NoMatchingFlavor"
 
-VictimOracle = Callable[[m.Usage, bool], bool]
-"""Answers: could preemption make room for this request (allowing borrowing?)."""
+VictimOracle = Callable[[m.Usage, tuple], bool]
+"""Answers: could preemption make room for this request (``cells``, ``cells_key``)?"""
 
 
 @dataclass(slots=True)
@@ -38,10 +44,85 @@ class Assignment:
 
 
 @dataclass(frozen=True, slots=True)
+class FlavorChoice:
+    """One flavor of one resource group, for one podSet's requests there."""
+
+    name: str
+    mismatch: str
+    """Why this podSet can never use the flavor (labels, taints, missing); "" if it can."""
+    cells: m.Usage
+    """The podSet's request per quota cell of this flavor (read-only)."""
+    cells_key: tuple
+    """``cells`` as a sorted tuple: the victim-search memo's key."""
+    ceilings: tuple[tuple[m.FlavorResource, int, int], ...]
+    """(cell, request, the most the queue could ever use there)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PodSetPlan:
+    name: str
+    count: int
+    groups: tuple[tuple[FlavorChoice, ...], ...]
+    """Per resource group the podSet requests from: its flavors, in queue order."""
+
+
+@dataclass(frozen=True, slots=True)
+class FlavorPlan:
+    """What flavor assignment needs of a (ClusterQueue, workload shape) pair."""
+
+    pod_sets: tuple[PodSetPlan, ...]
+    failure: Assignment | None = None
+    """Set when a requested resource is in no resource group: no usage can change that."""
+
+
+def plan_flavors(
+    wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, flavors: dict[str, m.ResourceFlavor]
+) -> FlavorPlan:
+    """The static half of flavor assignment; valid while the quota tree is unchanged."""
+    covered = {res for group in cq.resource_groups for res in group.covered}
+    plans = []
+    for pod_set in wl.pod_sets:
+        requests = pod_set.total()
+        uncovered = next((res for res in requests if res not in covered), None)
+        if uncovered:
+            message = f"couldn't assign flavors to pod set {pod_set.name}: resource {uncovered} unavailable in ClusterQueue"
+            return FlavorPlan((), Assignment(NO_FIT, reason=NO_MATCHING_FLAVOR, message=message))
+        groups = []
+        for group in cq.resource_groups:
+            wanted = {res: amount for res, amount in requests.items() if res in group.covered}
+            if wanted:
+                groups.append(_group_choices(pod_set, group, wanted, node, flavors))
+        plans.append(PodSetPlan(pod_set.name, pod_set.count, tuple(groups)))
+    return FlavorPlan(tuple(plans))
+
+
+def _group_choices(
+    pod_set: m.PodSet,
+    group: m.ResourceGroup,
+    wanted: dict[str, int],
+    node: QuotaNode,
+    flavors: dict[str, m.ResourceFlavor],
+) -> tuple[FlavorChoice, ...]:
+    label_keys = {
+        k for f in group.flavors if f.name in flavors for k in flavors[f.name].node_labels
+    }
+    choices = []
+    for quotas in group.flavors:
+        cells = {(quotas.name, res): amount for res, amount in wanted.items()}
+        ceilings = tuple(
+            (cell, amount, potential_available(node, cell)) for cell, amount in cells.items()
+        )
+        mismatch = _mismatch(pod_set, flavors.get(quotas.name), label_keys, quotas.name)
+        choices.append(
+            FlavorChoice(quotas.name, mismatch, cells, tuple(sorted(cells.items())), ceilings)
+        )
+    return tuple(choices)
+
+
+@dataclass(frozen=True, slots=True)
 class _Context:
     cq: m.ClusterQueue
     node: QuotaNode
-    flavors: dict[str, m.ResourceFlavor]
     can_preempt: VictimOracle
     fair_sharing: bool
 
@@ -52,36 +133,30 @@ class _Option:
     mode: int
     borrowing: bool
     cells: m.Usage
+    cells_key: tuple = ()
     problem: str = ""
     kind: str = WAITING_FOR_QUOTA
 
 
 def assign_flavors(
-    wl: m.Workload,
+    plan: FlavorPlan,
     cq: m.ClusterQueue,
     node: QuotaNode,
-    flavors: dict[str, m.ResourceFlavor],
     can_preempt: VictimOracle,
     fair_sharing: bool = False,
 ) -> Assignment:
-    """Choose flavors for every podSet of ``wl`` against current quota usage."""
-    ctx = _Context(cq, node, flavors, can_preempt, fair_sharing)
+    """Choose flavors for every podSet of the planned workload against current usage."""
+    if plan.failure is not None:
+        return plan.failure
+    ctx = _Context(cq, node, can_preempt, fair_sharing)
     usage: m.Usage = {}
     assigned: list[m.PodSetAssignment] = []
     mode, borrowing = FIT, False
-    for pod_set in wl.pod_sets:
+    for pod_set in plan.pod_sets:
         chosen: dict[str, str] = {}
         cells_for_set: m.Usage = {}
-        requests = pod_set.total()
-        uncovered = _uncovered(requests, cq)
-        if uncovered:
-            message = f"couldn't assign flavors to pod set {pod_set.name}: resource {uncovered} unavailable in ClusterQueue"
-            return Assignment(NO_FIT, reason=NO_MATCHING_FLAVOR, message=message)
-        for group in cq.resource_groups:
-            wanted = {res: amount for res, amount in requests.items() if res in group.covered}
-            if not wanted:
-                continue
-            option, problems = _pick(ctx, pod_set, group, wanted, usage)
+        for choices in pod_set.groups:
+            option, problems = _pick(ctx, choices, usage)
             if option is None:
                 return _failure(pod_set.name, problems, usage)
             mode, borrowing = min(mode, option.mode), borrowing or option.borrowing
@@ -91,11 +166,6 @@ def assign_flavors(
                 chosen[cell[1]] = option.flavor
         assigned.append(m.PodSetAssignment(pod_set.name, chosen, cells_for_set, pod_set.count))
     return Assignment(mode, tuple(assigned), usage, borrowing)
-
-
-def _uncovered(requests: dict[str, int], cq: m.ClusterQueue) -> str | None:
-    covered = {res for group in cq.resource_groups for res in group.covered}
-    return next((res for res in requests if res not in covered), None)
 
 
 def _failure(pod_set: str, problems: list[_Option], usage: m.Usage) -> Assignment:
@@ -122,18 +192,15 @@ def _failure(pod_set: str, problems: list[_Option], usage: m.Usage) -> Assignmen
 
 
 def _pick(
-    ctx: _Context, pod_set: m.PodSet, group: m.ResourceGroup, wanted: dict[str, int], usage: m.Usage
+    ctx: _Context, choices: tuple[FlavorChoice, ...], usage: m.Usage
 ) -> tuple[_Option | None, list[_Option]]:
     """Walk the group's flavors honouring flavorFungibility; return the winner."""
-    flavors, can_preempt = ctx.flavors, ctx.can_preempt
+    can_preempt = ctx.can_preempt
     fungibility = ctx.cq.fungibility
-    label_keys = {
-        k for f in group.flavors if f.name in flavors for k in flavors[f.name].node_labels
-    }
     candidates: list[_Option] = []
     problems: list[_Option] = []
-    for quotas in group.flavors:
-        option = _judge(ctx, pod_set, quotas, wanted, usage, label_keys)
+    for choice in choices:
+        option = _judge(ctx, choice, usage)
         if option.mode == NO_FIT:
             problems.append(option)
             continue
@@ -142,9 +209,9 @@ def _pick(
         if option.mode == FIT and fungibility.when_can_borrow == m.MAY_STOP:
             return option, problems
         if option.mode == PREEMPT and fungibility.when_can_preempt == m.MAY_STOP:
-            if can_preempt(option.cells, option.borrowing):
+            if can_preempt(option.cells, option.cells_key):
                 return option, problems
-            option.problem = f"no workloads to preempt in flavor {quotas.name}"
+            option.problem = f"no workloads to preempt in flavor {choice.name}"
             problems.append(option)
             continue
         candidates.append(option)
@@ -160,54 +227,44 @@ def _best(
     else:
         ranked = sorted(candidates, key=lambda o: (-o.mode, o.borrowing))
     for option in ranked:
-        if option.mode == FIT or can_preempt(option.cells, option.borrowing):
+        if option.mode == FIT or can_preempt(option.cells, option.cells_key):
             return option
         option.problem = f"no workloads to preempt in flavor {option.flavor}"
         problems.append(option)
     return None
 
 
-def _judge(
-    ctx: _Context,
-    pod_set: m.PodSet,
-    quotas: m.FlavorQuotas,
-    wanted: dict[str, int],
-    usage: m.Usage,
-    label_keys: set[str],
-) -> _Option:
+def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
     """Classify one flavor for one podSet's requests in one resource group."""
-    name, node = quotas.name, ctx.node
-    flavor = ctx.flavors.get(name)
-    mismatch = _mismatch(pod_set, flavor, label_keys, name)
-    if mismatch:
-        return _Option(name, NO_FIT, False, {}, mismatch, NO_MATCHING_FLAVOR)
-    mode, borrowing, cells = FIT, False, {}
-    for resource, amount in wanted.items():
-        cell = (name, resource)
-        cells[cell] = amount
+    name, node = choice.name, ctx.node
+    if choice.mismatch:
+        return _Option(name, NO_FIT, False, {}, (), choice.mismatch, NO_MATCHING_FLAVOR)
+    mode, borrowing = FIT, False
+    for cell, amount, ceiling in choice.ceilings:
+        resource = cell[1]
         total = amount + usage.get(cell, 0)
-        ceiling = potential_available(node, cell)
         if total > ceiling:
             problem = f"insufficient quota for {resource} in flavor {name}, request > maximum capacity ({_fmt(total)} > {_fmt(ceiling)})"
-            return _Option(name, NO_FIT, False, {}, problem, EXCEEDS_MAX_QUOTA)
-        borrowing = borrowing or node.usage.get(cell, 0) + total > node.subtree_quota.get(cell, 0)
+            return _Option(name, NO_FIT, False, {}, (), problem, EXCEEDS_MAX_QUOTA)
+        quota = node.subtree_quota.get(cell, 0)
+        borrowing = borrowing or node.usage.get(cell, 0) + total > quota
         free = available(node, cell)
         if total <= free:
             continue
-        if not _may_preempt(ctx, cell, total):
+        if not _may_preempt(ctx, total, quota):
             problem = f"insufficient unused quota for {resource} in flavor {name}, {_fmt(total - free)} more needed"
-            return _Option(name, NO_FIT, False, {}, problem, WAITING_FOR_QUOTA)
+            return _Option(name, NO_FIT, False, {}, (), problem, WAITING_FOR_QUOTA)
         mode = PREEMPT
-    return _Option(name, mode, borrowing, cells)
+    return _Option(name, mode, borrowing, choice.cells, choice.cells_key)
 
 
-def _may_preempt(ctx: _Context, cell: m.FlavorResource, total: int) -> bool:
+def _may_preempt(ctx: _Context, total: int, quota: int) -> bool:
     """Kueue only tries preemption when the request alone fits the nominal quota,
     or when the policy allows preempting while borrowing."""
     policy = ctx.cq.preemption
     if policy.within_cluster_queue == m.NEVER and policy.reclaim_within_cohort == m.NEVER:
         return False
-    if total <= ctx.node.subtree_quota.get(cell, 0):
+    if total <= quota:
         return True
     if ctx.fair_sharing:
         return policy.reclaim_within_cohort != m.NEVER

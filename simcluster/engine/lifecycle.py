@@ -69,11 +69,18 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
 
 
 def restore(cluster: Cluster, wl: m.Workload) -> None:
-    """Account for a workload that arrived already holding quota."""
+    """Account for a workload that arrived already holding quota.
+
+    An evicted one whose pods were still stopping keeps its quota for another
+    pod-stop period; its pods are not bound again (they are on their way out).
+    """
     cq_name = wl.admission.cluster_queue
     add_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     wl.reserved_ms = wl.reserved_ms if wl.reserved_ms is not None else cluster.now_ms
     _hold(cluster, wl, cq_name)
+    if wl.stopping:
+        cluster.stopping.append((wl, wl.evictions))
+        return
     try_place(cluster, wl, wl.reserved_ms)
 
 
@@ -81,6 +88,19 @@ def _hold(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
     cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
     levels = cluster.by_priority.setdefault(cq_name, {})
     levels.setdefault(wl.priority, {})[wl.key] = wl
+    _count(cluster, wl, cq_name, +1)
+
+
+def _count(cluster: Cluster, wl: m.Workload, cq_name: str, delta: int) -> None:
+    """Keep ``Cluster.census`` in step with the workloads holding quota."""
+    root = cluster.cq_nodes[cq_name].root().name
+    users = cluster.census.setdefault(root, {}).setdefault(wl.priority, {})
+    for cell in wl.admission.total:
+        left = users.get(cell, 0) + delta
+        if left:
+            users[cell] = left
+        else:
+            del users[cell]
 
 
 def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> bool:
@@ -110,7 +130,8 @@ def release(cluster: Cluster, wl: m.Workload) -> None:
     """Give back quota and node capacity held by ``wl``."""
     cq_name = wl.admission.cluster_queue
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
-    cluster.reserving.get(cq_name, {}).pop(wl.key, None)
+    if cluster.reserving.get(cq_name, {}).pop(wl.key, None) is not None:
+        _count(cluster, wl, cq_name, -1)
     cluster.by_priority.get(cq_name, {}).get(wl.priority, {}).pop(wl.key, None)
     cluster.unplaced.pop(wl.key, None)
     wl.started_ms = None
@@ -123,32 +144,42 @@ def evict(
     reason: str,
     message: str,
     preempted_reason: str | None = None,
-    *,
-    defer_requeue: bool = False,
 ) -> str:
-    """Release quota, write Evicted/Preempted, requeue; return the old ClusterQueue.
+    """Write Evicted/Preempted and start stopping the pods; return the ClusterQueue.
 
-    ``defer_requeue`` leaves the queueing to the caller via ``cluster.deferred``: Kueue
-    evicts asynchronously and requeues a victim only after its quota is
-    released, so a victim must not compete again in the instant it was
-    preempted (it could re-take the quota its preemptor freed, forever).
+    The quota is not released here: Kueue frees an evicted workload's quota only
+    once its job integration has stopped the pods, and until then the workload
+    still counts and is the first candidate of any further preemption (which
+    does not evict it twice). ``Cluster.stopping`` asks the caller to call
+    ``release_evicted`` when the pods are gone. Releasing in the same instant
+    instead lets the freed quota be taken and reclaimed over and over inside
+    one virtual instant, which a real cluster spreads over pod shutdowns.
     """
     cq_name = wl.admission.cluster_queue
-    release(cluster, wl)
     _log(cluster, "evict", wl, cq_name)
     status.mark_evicted(wl, reason, message, cluster.now_ms, preempted_reason)
-    wl.admission, wl.reserved_ms = None, None
+    wl.stopping = True
+    wl.started_ms = None
     wl.evictions += 1
-    wl.enqueued_ms = cluster.now_ms
+    cluster.unplaced.pop(wl.key, None)  # an unplaced gang has no pods to stop
     if cluster.record_events:
         cluster.events.append(status.event(wl, f"EvictedDueTo{reason}", message, cluster.now_ms))
         if preempted_reason:
             cluster.events.append(status.event(wl, "Preempted", message, cluster.now_ms))
-    status.mark_requeued(wl, reason, cluster.now_ms)
-    if defer_requeue:
-        cluster.deferred.append((wl, wl.evictions))
-    else:
-        enqueue(cluster, wl)
+    cluster.stopping.append((wl, wl.evictions))
+    return cq_name
+
+
+def release_evicted(cluster: Cluster, wl: m.Workload) -> str:
+    """The evicted workload's pods are gone: free its quota and nodes, requeue it."""
+    cq_name = wl.admission.cluster_queue
+    release(cluster, wl)
+    _log(cluster, "release", wl, cq_name)
+    status.mark_released(wl, cluster.now_ms)
+    wl.stopping = False
+    wl.admission, wl.reserved_ms = None, None
+    wl.enqueued_ms = cluster.now_ms
+    enqueue(cluster, wl)
     return cq_name
 
 

@@ -221,6 +221,8 @@ class Workload:
     enqueued_ms: int = 0
     shape: tuple | None = None
     """Cached scheduling signature; equal shapes get equal admission answers."""
+    stopping: bool = False
+    """Evicted, pods still stopping: it keeps its quota (and nodes) until they are gone."""
     key: str = ""
     """``namespace/name``; stored because the hot loops read it constantly."""
 

@@ -255,6 +255,8 @@ def parse_workload(
         active=spec.get("active", True) is not False,
         admission=parse_admission((obj.get("status") or {}).get("admission")) if reserved else None,
         finished=condition_true(obj, "Finished"),
+        # Evicted while still reserved: Kueue's state while the evicted pods stop.
+        stopping=reserved and condition_true(obj, "Evicted"),
     )
 
 

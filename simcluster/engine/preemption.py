@@ -53,10 +53,40 @@ def priority_allows(policy: str, victim: m.Workload, preemptor: m.Workload) -> b
     return False
 
 
-def candidate_order(candidate: Candidate) -> tuple[bool, int, int, str]:
-    """Other queues first, then lowest priority, most recently reserved, UID."""
+def may_find_victims(
+    preemptor: m.Workload,
+    cq: m.ClusterQueue,
+    cells: Iterable[m.FlavorResource],
+    census: dict[int, dict[m.FlavorResource, int]],
+) -> bool:
+    """False when no workload of the tree on ``cells`` has a priority a policy allows.
+
+    ``census`` is the tree's ``Cluster.census``. Every victim search takes its
+    candidates through ``priority_allows`` with the queue's ``withinClusterQueue``
+    or ``reclaimWithinCohort`` policy, among workloads on a contested cell, so
+    False means the search would find nobody. Most heads re-checked after a
+    release are in that case: the lowest tier has nobody below it.
+    """
+    policies = {cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort}
+    policies.discard(m.NEVER)
+    if not policies:
+        return False
+    if m.ANY in policies:
+        below = None
+    elif m.LOWER_OR_NEWER_EQUAL in policies:
+        below = preemptor.priority + 1
+    else:
+        below = preemptor.priority
+    for priority, users in census.items():
+        if (below is None or priority < below) and any(cell in users for cell in cells):
+            return True
+    return False
+
+
+def candidate_order(candidate: Candidate) -> tuple[bool, bool, int, int, str]:
+    """Already evicted first, then other queues, lowest priority, most recently reserved, UID."""
     wl = candidate.wl
-    return (candidate.own, wl.priority, -(wl.reserved_ms or 0), wl.uid)
+    return (not wl.stopping, candidate.own, wl.priority, -(wl.reserved_ms or 0), wl.uid)
 
 
 def collect_candidates(

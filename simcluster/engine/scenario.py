@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from .clock import parse_duration
-from .simulation import Simulation, arrival_offset
+from .simulation import NEXT_INSTANT_MS, Simulation, arrival_offset
 
 
 def load_objects(yaml_text: str) -> list[dict[str, Any]]:
@@ -31,11 +31,13 @@ def load_objects(yaml_text: str) -> list[dict[str, Any]]:
     return objects
 
 
-def build_simulation(yaml_text: str, *, record_events: bool = True) -> Simulation:
+def build_simulation(
+    yaml_text: str, *, record_events: bool = True, pod_stop_ms: int = NEXT_INSTANT_MS
+) -> Simulation:
     """A simulation at the scenario's start, with delayed arrivals scheduled."""
     objects = load_objects(yaml_text)
     now_objects = [o for o in objects if arrival_offset(o) is None]
-    sim = Simulation(now_objects, record_events=record_events)
+    sim = Simulation(now_objects, record_events=record_events, pod_stop_ms=pod_stop_ms)
     start = sim.cluster.now_ms
     trace = [(start + arrival_offset(o), o) for o in objects if arrival_offset(o) is not None]
     sim.add_arrivals(trace)

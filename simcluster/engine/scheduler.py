@@ -3,8 +3,9 @@
 Cohort trees share no quota, so each is scheduled on its own; within a tree,
 every ClusterQueue offers its head, heads are ordered (classic sort or the
 fair-sharing tournament) and each is admitted, used to issue preemptions, or
-sent back to wait. Victims are evicted after the cycle, so their quota only
-frees up for the next one, as with Kueue's asynchronous preemption.
+sent back to wait. Victims keep their quota until their pods have stopped
+(``lifecycle.evict``), so a preemptor is admitted at a later instant, as with
+Kueue's asynchronous preemption.
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ from dataclasses import dataclass, field
 
 from . import fairsharing, lifecycle, status
 from . import model as m
-from .flavors import NO_FIT, PREEMPT, WAITING_FOR_QUOTA, Assignment, assign_flavors
-from .preemption import Target, classic_targets
+from .flavors import (
+    NO_FIT,
+    PREEMPT,
+    WAITING_FOR_QUOTA,
+    Assignment,
+    FlavorPlan,
+    assign_flavors,
+    plan_flavors,
+)
+from .preemption import Target, classic_targets, may_find_victims
 from .queues import shape_of
 from .quota import QuotaNode, add_usage, available, fits, remove_usage
 from .state import Cluster
@@ -42,22 +51,27 @@ class CycleMemo:
     and the entry itself ask the same question at the same tree version."""
 
 
-def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> tuple[bool, set[str]]:
-    """Schedule one cycle; return (anything changed, ClusterQueues that lost quota)."""
+def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> bool:
+    """Schedule one cycle; return whether it changed anything (admitted, evicted, parked).
+
+    A cycle that only re-finds what the last one found ("no longer fits", a
+    preemptor still waiting for its victims' pods) changes nothing: the next
+    one would repeat it, so the instant has settled.
+    """
     entries = []
     for node in leaves:
         wl = _skip_known_failures(cluster, node, memo)
         if wl is not None:
             entries.append(evaluate(cluster, wl, node, memo))
     if not entries:
-        return False, set()
+        return False
     cycle = _Cycle()
     changed = False
     for entry in order_entries(cluster, entries):
         changed |= _process(cluster, entry, cycle)
     for node, usage in cycle.reservations:
         remove_usage(node, usage)
-    return changed, cycle.released
+    return changed
 
 
 @dataclass(slots=True)
@@ -69,7 +83,6 @@ class _Cycle:
     """
 
     reservations: list[tuple[QuotaNode, m.Usage]] = field(default_factory=list)
-    released: set[str] = field(default_factory=set)
 
 
 def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> m.Workload | None:
@@ -94,16 +107,16 @@ def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo)
     if known and known[0] == node.root().version:
         return Entry(wl, cq, node, known[1])
     assignment = assign_flavors(
-        wl,
+        _plan(cluster, key, wl, cq, node),
         cq,
         node,
-        cluster.flavors,
         _oracle(cluster, wl, cq, node, memo),
         bool(cluster.fair_sharing),
     )
     entry = Entry(wl, cq, node, assignment)
     if assignment.mode == PREEMPT:
-        entry.targets = _memo_targets(cluster, wl, cq, node, assignment.usage, memo)
+        usage_key = tuple(sorted(assignment.usage.items()))
+        entry.targets = _memo_targets(cluster, wl, cq, node, assignment.usage, usage_key, memo)
         if not entry.targets:
             entry.assignment = Assignment(
                 NO_FIT, reason=WAITING_FOR_QUOTA, message=_shortage(node, assignment)
@@ -113,9 +126,20 @@ def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo)
     return entry
 
 
+def _plan(
+    cluster: Cluster, key: tuple, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode
+) -> FlavorPlan:
+    plan = cluster.flavor_plans.get(key)
+    if plan is None:
+        plan = cluster.flavor_plans[key] = plan_flavors(wl, cq, node, cluster.flavors)
+    return plan
+
+
 def find_targets(
     cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, usage: m.Usage
 ) -> list[Target]:
+    if not may_find_victims(wl, cq, usage, cluster.census.get(node.root().name, {})):
+        return []
     if cluster.fair_sharing:
         strategies = cluster.fair_sharing.strategies
         return fairsharing.fair_targets(
@@ -130,10 +154,11 @@ def _memo_targets(
     cq: m.ClusterQueue,
     node: QuotaNode,
     usage: m.Usage,
+    usage_key: tuple,
     memo: CycleMemo,
 ) -> list[Target]:
     version = node.root().version
-    key = (node.name, shape_of(wl, cq), tuple(sorted(usage.items())))
+    key = (node.name, shape_of(wl, cq), usage_key)
     known = memo.targets.get(key)
     if known is not None and known[0] == version:
         return known[1]
@@ -143,8 +168,8 @@ def _memo_targets(
 
 
 def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, memo: CycleMemo):
-    def can_preempt(usage: m.Usage, _borrowing: bool) -> bool:
-        return bool(_memo_targets(cluster, wl, cq, node, usage, memo))
+    def can_preempt(usage: m.Usage, usage_key: tuple) -> bool:
+        return bool(_memo_targets(cluster, wl, cq, node, usage, usage_key, memo))
 
     return can_preempt
 
@@ -202,7 +227,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         return _preempt(cluster, entry, cycle)
     if not fits(entry.node, assignment.usage):
         status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
-        return True
+        return False
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
     return True
 
@@ -238,7 +263,9 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     """Evict the victims now and hold the preemptor's quota for this cycle.
 
     Targets are searched again because earlier heads in the cycle may have
-    changed usage since the entry was evaluated.
+    changed usage since the entry was evaluated. Victims whose pods are already
+    stopping come first in the search and are not evicted again, so a preemptor
+    waiting for them changes nothing until their quota is released.
     """
     wl, now, usage = entry.wl, cluster.now_ms, entry.assignment.usage
     targets = (
@@ -249,8 +276,9 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     if not targets:
         status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
         return False
-    for target in targets:
-        cycle.released.add(_evict_victim(cluster, target, wl))
+    fresh = [target for target in targets if not target.victim.stopping]
+    for target in fresh:
+        _evict_victim(cluster, target, wl)
         if cluster.record_events:
             note = f"Preempted {target.victim.key} ({target.reason})"
             cluster.events.append(status.event(wl, "PreemptedWorkload", note, now))
@@ -258,7 +286,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     cycle.reservations.append((entry.node, usage))
     message = f"Pending the preemption of {len(targets)} workload(s)"
     status.mark_pending(wl, WAITING_FOR_PREEMPTED, message, now)
-    return True
+    return bool(fresh)
 
 
 _REASON_TEXT = {
@@ -269,7 +297,7 @@ _REASON_TEXT = {
 }
 
 
-def _evict_victim(cluster: Cluster, target: Target, preemptor: m.Workload) -> str:
+def _evict_victim(cluster: Cluster, target: Target, preemptor: m.Workload) -> None:
     job_uid = (preemptor.obj.get("metadata", {}).get("labels") or {}).get(
         "kueue.x-k8s.io/job-uid", "UNKNOWN"
     )
@@ -279,6 +307,4 @@ def _evict_victim(cluster: Cluster, target: Target, preemptor: m.Workload) -> st
         f"due to {_REASON_TEXT[target.reason]}; preemptor path: {cluster.cq_nodes[preemptor_cq].path()}; "
         f"preemptee path: {cluster.cq_nodes[target.cluster_queue].path()}"
     )
-    return lifecycle.evict(
-        cluster, target.victim, "Preempted", message, target.reason, defer_requeue=True
-    )
+    lifecycle.evict(cluster, target.victim, "Preempted", message, target.reason)

@@ -22,9 +22,9 @@ from .state import Cluster, build_quota_tree, load_specs
 
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
-_ARRIVE, _FINISH, _REQUEUE = 0, 1, 2
-REQUEUE_AFTER_MS = 1
-"""Preempted workloads re-enter their queues this much later: the next instant."""
+_ARRIVE, _FINISH, _STOPPED = 0, 1, 2
+NEXT_INSTANT_MS = 1
+"""The smallest step of virtual time: what a scheduling instant defers lands here."""
 
 
 class Simulation:
@@ -36,8 +36,12 @@ class Simulation:
         *,
         start_ms: int | None = None,
         record_events: bool = True,
+        pod_stop_ms: int = NEXT_INSTANT_MS,
     ):
+        """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
+        quota is released that much later (never within the instant of eviction)."""
         self.cluster = Cluster(record_events=record_events)
+        self.pod_stop_ms = max(NEXT_INSTANT_MS, pod_stop_ms)
         workload_like = load_specs(self.cluster, objects)
         self.cluster.now_ms = start_ms if start_ms is not None else latest_timestamp(objects)
         build_quota_tree(self.cluster)
@@ -65,7 +69,7 @@ class Simulation:
         instant, like a requeued victim, so the instant is sure to settle.
         """
         if self._settling and (at_ms is None or at_ms <= self.cluster.now_ms):
-            at_ms = self.cluster.now_ms + REQUEUE_AFTER_MS
+            at_ms = self.cluster.now_ms + NEXT_INSTANT_MS
         if at_ms is not None and at_ms > self.cluster.now_ms:
             self._push(at_ms, _ARRIVE, obj)
         else:
@@ -147,6 +151,9 @@ class Simulation:
             obj.setdefault("metadata", {})["creationTimestamp"] = format_timestamp(cluster.now_ms)
         wl = parse.parse_workload(obj, cluster.priority_classes, cluster.now_ms)
         wl.enqueued_ms = max(wl.created_ms, 0)
+        if wl.key in cluster.workloads:
+            # A new object under an old name: the old one is gone, with what it held.
+            self.delete_workload(wl.namespace, wl.name)
         cluster.workloads[wl.key] = wl
         if wl.finished:
             return
@@ -168,19 +175,19 @@ class Simulation:
         for wl in list(w for q in cluster.reserving.values() for w in q.values()):
             lq = cluster.local_queue_of(wl)
             cq = cluster.cluster_queues.get(wl.admission.cluster_queue)
+            if wl.stopping:
+                continue  # already on its way out
             if cq and cq.stop_policy == m.HOLD_AND_DRAIN:
                 lifecycle.evict(cluster, wl, "ClusterQueueStopped", "The ClusterQueue is stopped")
-                self._on_release(cq.name)
             elif lq and lq.stop_policy == m.HOLD_AND_DRAIN:
                 lifecycle.evict(cluster, wl, "LocalQueueStopped", "The LocalQueue is stopped")
-                self._on_release(cq.name)
 
     def _handle(self, kind: int, payload: Any) -> None:
         if kind == _ARRIVE:
             self._accept(payload)
             return
-        if kind == _REQUEUE:
-            self._requeue(payload)
+        if kind == _STOPPED:
+            self._release_stopped(payload)
             return
         wl, evictions = payload
         if wl.admission is None or wl.finished or wl.evictions != evictions:
@@ -204,33 +211,26 @@ class Simulation:
         finally:
             self._settling = False
         self._start_timers()
-        if self.cluster.deferred:
-            self._push(self.cluster.now_ms + REQUEUE_AFTER_MS, _REQUEUE, self.cluster.deferred)
-            self.cluster.deferred = []
+        if self.cluster.stopping:
+            self._push(self.cluster.now_ms + self.pod_stop_ms, _STOPPED, self.cluster.stopping)
+            self.cluster.stopping = []
 
-    def _requeue(self, victims: list[tuple[m.Workload, int]]) -> None:
+    def _release_stopped(self, evicted: list[tuple[m.Workload, int]]) -> None:
         cluster = self.cluster
-        for wl, evictions in victims:
+        for wl, evictions in evicted:
             if cluster.workloads.get(wl.key) is not wl or wl.evictions != evictions:
-                continue  # deleted, or re-admitted and evicted again since
-            if wl.admission is not None or wl.finished:
-                continue
-            cq_name = lifecycle.enqueue(cluster, wl)
-            if cq_name:
-                self._dirty.add(self._root_of[cq_name])
+                continue  # deleted (and released) meanwhile
+            if wl.stopping:
+                self._on_release(lifecycle.release_evicted(cluster, wl))
 
     def _schedule_domain(self, root: str) -> None:
         leaves, memo = self._domains[root], CycleMemo()
+        if root in self._refill:
+            self._refill.discard(root)
+            for node in leaves:
+                self.cluster.queues[node.name].requeue_parked()
         for _ in range(MAX_CYCLES_PER_INSTANT):
-            if root in self._refill:
-                self._refill.discard(root)
-                for node in leaves:
-                    self.cluster.queues[node.name].requeue_parked()
-            changed, released = run_cycle(self.cluster, leaves, memo)
-            if released:
-                self._refill.add(root)
-                self._retry_placement()
-            if not changed and not released:
+            if not run_cycle(self.cluster, leaves, memo):
                 return
         raise RuntimeError(f"scheduling in cohort tree {root} did not settle")
 
@@ -240,7 +240,7 @@ class Simulation:
 
     def _start_timers(self) -> None:
         for wl, started_ms in self.cluster.started:
-            if wl.duration_ms is not None and wl.admission is not None:
+            if wl.duration_ms is not None and wl.admission is not None and not wl.stopping:
                 done = max(self.cluster.now_ms, started_ms + wl.duration_ms)
                 self._push(done, _FINISH, (wl, wl.evictions))
         self.cluster.started.clear()

@@ -41,24 +41,31 @@ class Cluster:
     cohort_nodes: dict[str, QuotaNode] = field(default_factory=dict)
     inactive: dict[str, str] = field(default_factory=dict)
     """ClusterQueue name -> why it cannot admit (missing flavor, cohort cycle)."""
+    flavor_plans: dict[tuple, Any] = field(default_factory=dict)
+    """(ClusterQueue, workload shape) -> ``flavors.FlavorPlan``, for this quota tree."""
     queues: dict[str, PendingQueue] = field(default_factory=dict)
     workloads: dict[str, m.Workload] = field(default_factory=dict)
     reserving: dict[str, dict[str, m.Workload]] = field(default_factory=dict)
     by_priority: dict[str, dict[int, dict[str, m.Workload]]] = field(default_factory=dict)
     """``reserving`` again, per ClusterQueue split by priority: preemption's index."""
+    census: dict[str, dict[int, dict[m.FlavorResource, int]]] = field(default_factory=dict)
+    """Cohort tree root -> priority -> quota cell -> how many workloads holding quota
+    in that tree use the cell: lets a victim search see that it would find nobody."""
     held: dict[str, m.Workload] = field(default_factory=dict)
     """Pending workloads that no quota release can help (bad queue, stopped queue)."""
     free: dict[str, dict[str, int]] = field(default_factory=dict)
     placements: dict[str, list[tuple[str, dict[str, int]]]] = field(default_factory=dict)
     unplaced: dict[str, m.Workload] = field(default_factory=dict)
-    deferred: list[tuple[m.Workload, int]] = field(default_factory=list)
-    """(workload, evictions) of victims to put back in their queues at the next instant."""
+    stopping: list[tuple[m.Workload, int]] = field(default_factory=list)
+    """(workload, evictions) evicted since the loop last looked: release them once
+    their pods have stopped (``lifecycle.release_evicted``)."""
     started: list[tuple[m.Workload, int]] = field(default_factory=list)
     """(workload, run start ms) for pods that began running since the loop last looked."""
     events: list[dict[str, Any]] = field(default_factory=list)
     record_events: bool = True
     history: list[tuple[int, str, m.Workload, str]] | None = None
-    """When a list: (ms, "admit"|"evict"|"finish", workload, ClusterQueue) per transition."""
+    """When a list: (ms, kind, workload, ClusterQueue) per transition, kind one of
+    "admit", "evict" (pods start stopping), "release" (their quota is freed), "finish"."""
     now_ms: int = 0
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:
@@ -126,6 +133,7 @@ def build_quota_tree(cluster: Cluster) -> None:
     """(Re)build cohort and ClusterQueue nodes; usage starts at zero."""
     cluster.cohort_nodes = {}
     cluster.cq_nodes = {}
+    cluster.flavor_plans = {}
     cluster.inactive = {}
     for cohort in cluster.cohorts.values():
         node = _cohort_node(cluster, cohort.name)

@@ -99,21 +99,32 @@ def mark_admitted(wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
 def mark_evicted(
     wl: m.Workload, reason: str, message: str, now_ms: int, preempted_reason: str | None
 ) -> None:
-    """Evict and release quota; the caller decides whether to requeue."""
+    """Evicted (and Preempted): the reservation stays until ``mark_released``.
+
+    Kueue keeps QuotaReserved and Admitted True while the evicted job's pods
+    stop; its integration releases the quota once they are gone.
+    """
     obj = wl.obj
     set_condition(obj, EVICTED, "True", reason, message, now_ms)
     if preempted_reason:
         set_condition(obj, PREEMPTED, "True", preempted_reason, message, now_ms)
-    set_condition(obj, QUOTA_RESERVED, "False", "PendingEvaluation", message, now_ms)
-    set_condition(
-        obj, ADMITTED, "False", "NoReservation", "The workload has no reservation", now_ms
-    )
     status = obj["status"]
-    status.pop("admission", None)  # omitempty: a released reservation disappears
     _count_eviction(status, reason)
     if wl.reserved_ms is not None:
         past = status.get("accumulatedPastExecutionTimeSeconds", 0)
         status["accumulatedPastExecutionTimeSeconds"] = past + (now_ms - wl.reserved_ms) // 1000
+
+
+def mark_released(wl: m.Workload, now_ms: int) -> None:
+    """An evicted workload's pods are gone: quota released, workload requeued."""
+    obj = wl.obj
+    evicted = get_condition(obj, EVICTED) or {"reason": "Evicted", "message": ""}
+    set_condition(obj, QUOTA_RESERVED, "False", "PendingEvaluation", evicted["message"], now_ms)
+    set_condition(
+        obj, ADMITTED, "False", "NoReservation", "The workload has no reservation", now_ms
+    )
+    obj["status"].pop("admission", None)  # omitempty: a released reservation disappears
+    mark_requeued(wl, evicted["reason"], now_ms)
 
 
 def _count_eviction(status: dict[str, Any], reason: str) -> None:

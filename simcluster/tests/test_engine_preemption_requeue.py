@@ -1,8 +1,8 @@
-"""Preemption settles within one virtual instant: a victim is requeued only at
-the next instant (Kueue evicts asynchronously), and a head that needs
-preemption but has no victims holds its quota for the rest of the cycle, so a
-preemptor is not robbed of the quota it freed. Both are bounded by counting
-scheduling cycles, not by a timer."""
+"""Preemption is asynchronous, as in Kueue: a victim keeps its quota until its
+pods have stopped, the preemptor waits for it, and nothing is evicted twice.
+Every instant settles (bounded by counting scheduling cycles, not by a timer);
+a policy that makes Kueue loop makes the engine loop once per pod stop, never
+inside one instant."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import copy
 import pytest
 
 from simcluster.engine import simulation
+from simcluster.engine.clock import parse_timestamp
 from simcluster.engine.scenario import build_simulation
 
 T0 = "2026-03-01T10:00:0{}Z"
@@ -100,17 +101,37 @@ def condition(wl: dict, kind: str) -> dict:
     return next(c for c in wl["status"]["conditions"] if c["type"] == kind)
 
 
-def test_it_does_not_readmit_a_victim_in_the_instant_it_was_preempted(cycles):
-    # reclaimWithinCohort: Any never reserves, so only the requeue delay stops
-    # "victim" from re-taking the quota while "old" hides "new" for a cycle.
-    sim = build_simulation(scenario("Any", old_cpu=6))
-    sim.run()
+def test_a_victim_keeps_its_quota_until_its_pods_stop(cycles):
+    sim = build_simulation(scenario("LowerPriority", old_cpu=4), pod_stop_ms=5000)
+    start = sim.cluster.now_ms
+    sim.run(until_ms=start + 4999)
     wls = by_name(sim)
-    assert condition(wls["new"], "Admitted")["status"] == "True"
-    assert condition(wls["victim"], "Preempted")["reason"] == "InCohortReclamation"
+    assert condition(wls["victim"], "Evicted")["reason"] == "Preempted"
+    assert condition(wls["victim"], "QuotaReserved")["status"] == "True"
+    assert condition(wls["new"], "QuotaReserved")["reason"] == "WaitingForPreemptedWorkloads"
+    sim.run(until_ms=start + 5000)
+    wls = by_name(sim)
     assert condition(wls["victim"], "QuotaReserved")["status"] == "False"
+    assert condition(wls["victim"], "Requeued")["status"] == "True"
+    admitted = condition(wls["new"], "Admitted")
+    assert admitted["status"] == "True"
+    assert parse_timestamp(admitted["lastTransitionTime"]) == (start + 5000) // 1000 * 1000
+    # The preemptor re-found the same stopping victim every cycle; it was evicted once.
     assert sim.cluster.workloads["b/victim"].evictions == 1
     assert cycles["n"] < 20
+
+
+def test_reclaim_any_behind_a_no_fit_head_loops_once_per_pod_stop(cycles):
+    # Kueue's known loop (kubernetes-sigs/kueue#6929): "old" can never fit, holds
+    # nothing under reclaimWithinCohort Any, and hides "new" whenever quota is
+    # released, so the victim re-takes it each time its pods stop. The engine
+    # reproduces the loop, one round per pod stop, and every instant settles.
+    sim = build_simulation(scenario("Any", old_cpu=6), pod_stop_ms=1000)
+    sim.run(until_ms=sim.cluster.now_ms + 10_000)
+    wls = by_name(sim)
+    assert condition(wls["new"], "QuotaReserved")["status"] == "False"
+    assert 9 <= sim.cluster.workloads["b/victim"].evictions <= 11
+    assert cycles["n"] < 200
 
 
 def test_a_victimless_head_holds_its_nominal_quota_for_the_cycle(cycles):
@@ -130,7 +151,7 @@ def test_a_victimless_head_holds_its_nominal_quota_for_the_cycle(cycles):
 def test_a_workload_resubmitted_during_an_instant_arrives_at_the_next(cycles):
     # The what-if replay resubmits a preempted job from the transition log,
     # inside the instant; that copy must not be able to spin the instant either.
-    sim = build_simulation(scenario("Any", old_cpu=6))
+    sim = build_simulation(scenario("LowerPriority", old_cpu=4))
 
     class Resubmit(list):
         def append(self, item):

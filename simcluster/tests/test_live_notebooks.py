@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simcluster.tests.conftest import KUEUE, wait_until
-from simcluster.tests.live_helpers import NS, is_true, setup_cluster
+from simcluster.tests.live_helpers import NS, advance, is_true, setup_cluster
 
 GATE = "kueue.x-k8s.io/admission"
 
@@ -95,6 +95,9 @@ def test_it_recreates_a_preempted_notebook_gated(live, hooks, core, custom, api_
     wait_until(lambda: phase(pod(core, "nb-0")) == "Running")
 
     create(api_client, notebook("vip", "high"))
+    # The evicted notebook keeps its quota until its pod has stopped (a second).
+    wait_until(lambda: is_true(workload(custom, "statefulset-nb-"), "Evicted"))
+    advance(hooks, 1)
 
     wait_until(lambda: phase(pod(core, "vip-0")) == "Running")
     # The recreated pod's status is written just after it is created: wait for both.

@@ -32,8 +32,15 @@ def test_it_preempts_and_requeues_a_running_job(live, hooks, core, batch, custom
 
     batch.create_namespaced_job(NS, gpu_job("urgent", duration="1h", priority="high"))
 
+    # Evicted, the victim keeps its quota while its pods stop; the preemptor waits.
+    stopping = wait_until(lambda: is_true(w := workload_of(custom, "victim"), "Preempted") and w)
+    assert is_true(stopping, "QuotaReserved")
+    assert condition(workload_of(custom, "urgent"), "QuotaReserved")["reason"] == (
+        "WaitingForPreemptedWorkloads"
+    )
+    advance(hooks, 1)
     preemptor = admitted(custom, "urgent")
-    victim = wait_until(lambda: is_true(w := workload_of(custom, "victim"), "Preempted") and w)
+    victim = workload_of(custom, "victim")
     assert condition(victim, "Evicted")["reason"] == "Preempted"
     assert is_true(victim, "Requeued")
     assert condition(victim, "QuotaReserved")["status"] == "False"

@@ -4,9 +4,9 @@ The engine is quota-only here (no Nodes): admission decides start times, and a
 run starts the instant its quota is reserved. Checkpointed jobs lose only the
 work since their last checkpoint when preempted, as in the live controller.
 
-A preempted workload comes back to its queue ``REQUEUE_DELAY_MS`` later, as it
-does in a cluster (its pods must stop first). This models pod shutdown only:
-the engine itself never requeues a victim in the instant it was preempted.
+A preempted workload keeps its quota while its pods stop (``POD_STOP_MS``,
+rounded up to the event grid like every other time) and then goes back to its
+queue, as in Kueue; the engine does both.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.whatif.replay.manifests import arrivals, on_grid, workload_manifest
+from apps.whatif.replay.manifests import arrivals, on_grid
 from apps.whatif.replay.trace import TraceWorkload, Window
 from simcluster.engine import Simulation
 
-REQUEUE_DELAY_MS = 1000
+POD_STOP_MS = 1000
 # Arrivals and run times are rounded up to this grid (see ``manifests.on_grid``): a
 # week then has at most ~10k distinct instants, whatever the number of workloads.
 DEFAULT_GRID_MS = 30_000
@@ -45,16 +45,14 @@ class ReplayResult:
 class _Ledger(list):
     """Stands in for the engine's transition log and folds each entry in as it is written.
 
-    It must react *during* the engine's instant: an evicted checkpointed job has
-    to shed its saved work before the same instant may re-admit it. Nothing is
-    kept in the list itself, so a week of transitions costs no memory.
+    It reacts as the engine writes: an evicted checkpointed job sheds its saved
+    work before it can be admitted again. Nothing is kept in the list itself, so
+    a week of transitions costs no memory.
     """
 
-    def __init__(
-        self, sim: Simulation, trace: list[TraceWorkload], result: ReplayResult, grid_ms: int
-    ):
+    def __init__(self, trace: list[TraceWorkload], result: ReplayResult, grid_ms: int):
         super().__init__()
-        self.sim, self.grid_ms = sim, grid_ms
+        self.grid_ms = grid_ms
         self.by_key = {wl.key: wl for wl in trace}
         self.result = result
         self.run_start: dict[str, int] = {}
@@ -66,7 +64,7 @@ class _Ledger(list):
             return
         if kind == "admit":
             self._admit(record, at)
-        else:
+        elif kind in ("evict", "finish"):
             self._end_run(record, at, engine_wl, preempted=kind == "evict")
 
     def _admit(self, record: TraceWorkload, at: int) -> None:
@@ -85,20 +83,13 @@ class _Ledger(list):
             saved = (
                 ran // record.checkpoint_ms * record.checkpoint_ms if record.checkpoint_ms else 0
             )
-            remaining = (
-                None if engine_wl.duration_ms is None else max(0, engine_wl.duration_ms - saved)
-            )
-            self._requeue_later(record, engine_wl, at, remaining)
+            if engine_wl.duration_ms is not None:
+                # Resumed from its checkpoint: only the unsaved part runs again.
+                remaining = max(0, engine_wl.duration_ms - saved)
+                engine_wl.duration_ms = on_grid(remaining, self.grid_ms)
             outcome = self.result.outcomes[record.key]
             outcome.preemptions += 1
             outcome.lost_gpu_ms += (ran - saved) * record.gpus
-
-    def _requeue_later(self, record: TraceWorkload, engine_wl: Any, at: int, remaining) -> None:
-        # Deactivated, the engine holds it instead of queueing it; the fresh copy
-        # (same creation time, so the same queue position) arrives after the delay.
-        engine_wl.active = False
-        manifest = workload_manifest(record, work_ms=remaining, grid_ms=self.grid_ms)
-        self.sim.add_workload(manifest, on_grid(at + REQUEUE_DELAY_MS, self.grid_ms))
 
     def _use(self, record: TraceWorkload, start: int, end: int) -> None:
         window = self.result.window
@@ -125,8 +116,9 @@ def replay(
     if not trace:
         return result
     start = min(window.start_ms, min(wl.created_ms for wl in trace))
-    sim = Simulation(objects, start_ms=start, record_events=False)
-    ledger = _Ledger(sim, trace, result, grid_ms)
+    pod_stop = on_grid(POD_STOP_MS, grid_ms)
+    sim = Simulation(objects, start_ms=start, record_events=False, pod_stop_ms=pod_stop)
+    ledger = _Ledger(trace, result, grid_ms)
     sim.cluster.history = ledger
     sim.add_arrivals(arrivals(trace, grid_ms))
     sim.run(until_ms=window.end_ms)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from apps.whatif.replay.engine import POD_STOP_MS
 from apps.whatif.replay.manifests import DURATION_ANNOTATION
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import TraceWorkload
@@ -79,7 +80,7 @@ def predict_starts(
     objects: list[dict], workloads: list[dict], *, now_ms: int, horizon_ms: int
 ) -> dict[str, int | None]:
     """``namespace/name`` → predicted admission (ms) of every pending workload (None: beyond horizon)."""
-    sim = Simulation(objects, start_ms=now_ms, record_events=False)
+    sim = Simulation(objects, start_ms=now_ms, record_events=False, pod_stop_ms=POD_STOP_MS)
     log = _FirstAdmissions()
     sim.cluster.history = log
     pending = []
