@@ -130,7 +130,6 @@ def fair_targets(
     node: QuotaNode,
     usage: m.Usage,
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-    cq_nodes: dict[str, QuotaNode],
     strategies: tuple[str, ...],
 ) -> list[Target]:
     """Fair-sharing preemption: reclaim within nominal, else compare shares."""
@@ -142,7 +141,7 @@ def fair_targets(
     def allowed(wl: m.Workload) -> bool:
         return reclaim != m.NEVER and priority_allows(reclaim, wl, preemptor)
 
-    candidates = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, allowed)
+    candidates = collect_candidates(preemptor, cq, node, cells, by_priority, allowed)
     if _within_nominal(node, usage):
         targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
         if targets:

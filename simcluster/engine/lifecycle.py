@@ -39,13 +39,13 @@ def enqueue(cluster: Cluster, wl: m.Workload) -> str | None:
     held = hold_reason(cluster, wl)
     if held:
         cluster.held[wl.key] = wl
-        status.mark_pending(wl, held[0], held[1], cluster.now_ms)
+        cluster.status_writer.pending(wl, held[0], held[1], cluster.now_ms)
         return None
     cq_name = cluster.cluster_queue_of(wl)
     cluster.held.pop(wl.key, None)
     parked = cluster.queues[cq_name].push(wl)
     if parked:
-        status.mark_pending(wl, parked[0], parked[1], cluster.now_ms)
+        cluster.status_writer.pending(wl, parked[0], parked[1], cluster.now_ms)
     return cq_name
 
 
@@ -57,7 +57,7 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
     wl.admission = admission
     wl.reserved_ms = cluster.now_ms
     _hold(cluster, wl, cq_name)
-    status.mark_admitted(wl, admission, cluster.now_ms)
+    cluster.status_writer.admitted(wl, admission, cluster.now_ms)
     _log(cluster, "admit", wl, cq_name)
     if cluster.record_events:
         waited = format_duration(max(0, cluster.now_ms - wl.enqueued_ms))
@@ -115,7 +115,7 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
         return True
     bindings, problem = placement.place(wl, cluster.nodes, cluster.free, cluster.flavors)
     wl.placement_problem = problem
-    status.mark_placement(wl, problem, cluster.now_ms)
+    cluster.status_writer.placement(wl, problem, cluster.now_ms)
     if problem:
         cluster.unplaced[wl.key] = wl
         return False
@@ -157,7 +157,7 @@ def evict(
     """
     cq_name = wl.admission.cluster_queue
     _log(cluster, "evict", wl, cq_name)
-    status.mark_evicted(wl, reason, message, cluster.now_ms, preempted_reason)
+    cluster.status_writer.evicted(wl, reason, message, cluster.now_ms, preempted_reason)
     wl.stopping = True
     wl.started_ms = None
     wl.evictions += 1
@@ -175,7 +175,7 @@ def release_evicted(cluster: Cluster, wl: m.Workload) -> str:
     cq_name = wl.admission.cluster_queue
     release(cluster, wl)
     _log(cluster, "release", wl, cq_name)
-    status.mark_released(wl, cluster.now_ms)
+    cluster.status_writer.released(wl, cluster.now_ms)
     wl.stopping = False
     wl.admission, wl.reserved_ms = None, None
     wl.enqueued_ms = cluster.now_ms
@@ -189,7 +189,7 @@ def finish(cluster: Cluster, wl: m.Workload) -> str:
     release(cluster, wl)
     wl.finished = True
     _log(cluster, "finish", wl, cq_name)
-    status.mark_finished(wl, cluster.now_ms)
+    cluster.status_writer.finished(wl, cluster.now_ms)
     return cq_name
 
 

@@ -9,8 +9,10 @@ still fits, which keeps the victim set minimal.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import model as m
 from .quota import QuotaNode, add_cell, available, fits, is_borrowing, remove_cell, walk
@@ -28,8 +30,9 @@ class Target:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
+    """A possible victim (a tuple: searches build hundreds of thousands)."""
+
     wl: m.Workload
     node: QuotaNode
     usage: m.Usage
@@ -53,33 +56,38 @@ def priority_allows(policy: str, victim: m.Workload, preemptor: m.Workload) -> b
     return False
 
 
-def may_find_victims(
-    preemptor: m.Workload,
-    cq: m.ClusterQueue,
-    cells: Iterable[m.FlavorResource],
-    census: dict[int, dict[m.FlavorResource, int]],
-) -> bool:
-    """False when no workload of the tree on ``cells`` has a priority a policy allows.
+def victim_priority_bound(preemptor: m.Workload, cq: m.ClusterQueue) -> float:
+    """Every possible victim of ``preemptor`` has a priority below this (-inf: nobody).
 
-    ``census`` is the tree's ``Cluster.census``. Every victim search takes its
-    candidates through ``priority_allows`` with the queue's ``withinClusterQueue``
-    or ``reclaimWithinCohort`` policy, among workloads on a contested cell, so
-    False means the search would find nobody. Most heads re-checked after a
-    release are in that case: the lowest tier has nobody below it.
+    Victim searches take their candidates through ``priority_allows`` with the
+    queue's ``withinClusterQueue`` or ``reclaimWithinCohort`` policy (and
+    ``borrowWithinCohort`` only narrows the latter), so this bounds them all.
     """
-    policies = {cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort}
-    policies.discard(m.NEVER)
-    if not policies:
-        return False
+    policies = (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
     if m.ANY in policies:
-        below = None
-    elif m.LOWER_OR_NEWER_EQUAL in policies:
-        below = preemptor.priority + 1
-    else:
-        below = preemptor.priority
+        return math.inf
+    if m.LOWER_OR_NEWER_EQUAL in policies:
+        return preemptor.priority + 1
+    if m.LOWER_PRIORITY in policies:
+        return preemptor.priority
+    return -math.inf
+
+
+def may_find_victims(
+    bound: float, cells: Iterable[m.FlavorResource], census: dict[int, dict[m.FlavorResource, int]]
+) -> bool:
+    """False when no workload of the tree on ``cells`` is below ``bound``.
+
+    ``census`` is the tree's ``Cluster.census``; ``bound`` comes from
+    ``victim_priority_bound``. False means a victim search would find nobody,
+    the case of most heads re-checked after a release (the lowest tier has
+    nobody below it).
+    """
     for priority, users in census.items():
-        if (below is None or priority < below) and any(cell in users for cell in cells):
-            return True
+        if priority < bound:
+            for cell in cells:
+                if cell in users:
+                    return True
     return False
 
 
@@ -95,50 +103,71 @@ def collect_candidates(
     node: QuotaNode,
     cells: set[m.FlavorResource],
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-    cq_nodes: dict[str, QuotaNode],
     cohort_policy: Callable[[m.Workload], bool] | None,
 ) -> list[Candidate]:
-    """Admitted workloads that use a contested cell and that policy allows evicting.
-
-    A ``cohort_policy`` of None collects the preemptor's own queue only.
+    """Admitted workloads that use a contested cell and that policy allows evicting,
+    in victim order. A ``cohort_policy`` of None collects the preemptor's own queue only.
 
     ``by_priority`` is ``Cluster.by_priority`` (ClusterQueue -> priority ->
     workloads). ``cohort_policy`` must depend on a victim's priority only, so
     it is asked once per priority level rather than once per workload.
     """
-    found: list[Candidate] = []
-    within = cq.preemption.within_cluster_queue
-    if within != m.NEVER:
-        for priority, group in by_priority.get(cq.name, {}).items():
-            if within == m.LOWER_OR_NEWER_EQUAL and priority == preemptor.priority:
-                members = [wl for wl in group.values() if priority_allows(within, wl, preemptor)]
-            elif group and priority_allows(within, next(iter(group.values())), preemptor):
-                members = group.values()
-            else:
-                continue
-            found.extend(
-                Candidate(wl, node, wl.admission.total, True)
-                for wl in members
-                if _touches(wl, cells)
-            )
-    if node.parent is not None and cohort_policy is not None:
-        for other in walk(node.root()):
-            if not other.is_cluster_queue or other is node or not is_borrowing(other, cells):
-                continue
-            for group in by_priority.get(other.name, {}).values():
-                if not group or not cohort_policy(next(iter(group.values()))):
-                    continue
-                found.extend(
-                    Candidate(wl, other, wl.admission.total, False)
-                    for wl in group.values()
-                    if _touches(wl, cells)
-                )
+    found = own_candidates(preemptor, cq, node, cells, by_priority)
+    if cohort_policy is not None:
+        found += cohort_candidates(node, cells, by_priority, cohort_policy)
     found.sort(key=candidate_order)
     return found
 
 
-def _touches(wl: m.Workload, cells: set[m.FlavorResource]) -> bool:
-    return not cells.isdisjoint(wl.admission.total)
+def own_candidates(
+    preemptor: m.Workload,
+    cq: m.ClusterQueue,
+    node: QuotaNode,
+    cells: set[m.FlavorResource],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+) -> list[Candidate]:
+    """The preemptor's own queue's workloads ``withinClusterQueue`` allows, unordered."""
+    found: list[Candidate] = []
+    within = cq.preemption.within_cluster_queue
+    if within == m.NEVER:
+        return found
+    for priority, group in by_priority.get(cq.name, {}).items():
+        if within == m.LOWER_OR_NEWER_EQUAL and priority == preemptor.priority:
+            members = [wl for wl in group.values() if priority_allows(within, wl, preemptor)]
+        elif group and priority_allows(within, next(iter(group.values())), preemptor):
+            members = group.values()
+        else:
+            continue
+        found.extend(
+            Candidate(wl, node, wl.admission.total, True)
+            for wl in members
+            if not cells.isdisjoint(wl.admission.total)
+        )
+    return found
+
+
+def cohort_candidates(
+    node: QuotaNode,
+    cells: set[m.FlavorResource],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+    cohort_policy: Callable[[m.Workload], bool],
+) -> list[Candidate]:
+    """Workloads of the tree's other queues that borrow on ``cells``, unordered."""
+    found: list[Candidate] = []
+    if node.parent is None:
+        return found
+    for other in walk(node.root()):
+        if not other.is_cluster_queue or other is node or not is_borrowing(other, cells):
+            continue
+        for group in by_priority.get(other.name, {}).values():
+            if not group or not cohort_policy(next(iter(group.values()))):
+                continue
+            found.extend(
+                Candidate(wl, other, wl.admission.total, False)
+                for wl in group.values()
+                if not cells.isdisjoint(wl.admission.total)
+            )
+    return found
 
 
 def classic_targets(
@@ -147,7 +176,6 @@ def classic_targets(
     node: QuotaNode,
     usage: m.Usage,
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-    cq_nodes: dict[str, QuotaNode],
 ) -> list[Target]:
     """Kueue's classic search: reclaim without borrowing first, then in-queue."""
     cells = contested_cells(node, usage)
@@ -165,13 +193,14 @@ def classic_targets(
                 and under
             )
 
-        candidates = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, allowed)
+        candidates = collect_candidates(preemptor, cq, node, cells, by_priority, allowed)
         return minimal_set(node, usage, candidates, True, IN_COHORT_RECLAIM_WHILE_BORROWING)
 
     def reclaimable(wl: m.Workload) -> bool:
         return priority_allows(policy.reclaim_within_cohort, wl, preemptor)
 
-    own = collect_candidates(preemptor, cq, node, cells, by_priority, cq_nodes, None)
+    own = own_candidates(preemptor, cq, node, cells, by_priority)
+    own.sort(key=candidate_order)
     # As Kueue: reclaim from the cohort (without borrowing) only while this
     # queue is below nominal on every contested cell; otherwise, or when only
     # own workloads qualify, preempt within the queue, borrowing allowed.
@@ -180,10 +209,9 @@ def classic_targets(
         and _under_nominal(node, cells)
         and _may_stop_borrowing(node, usage, own)
     ):
-        candidates = collect_candidates(
-            preemptor, cq, node, cells, by_priority, cq_nodes, reclaimable
-        )
-        if len(candidates) > len(own):
+        cohort = cohort_candidates(node, cells, by_priority, reclaimable)
+        if cohort:
+            candidates = sorted(own + cohort, key=candidate_order)
             targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
             if targets:
                 return targets

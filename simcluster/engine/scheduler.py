@@ -23,7 +23,7 @@ from .flavors import (
     assign_flavors,
     plan_flavors,
 )
-from .preemption import Target, classic_targets, may_find_victims
+from .preemption import Target, classic_targets, may_find_victims, victim_priority_bound
 from .queues import shape_of
 from .quota import QuotaNode, add_usage, available, fits, remove_usage
 from .state import Cluster
@@ -95,7 +95,7 @@ def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> 
         if not known or known[0] != version or known[1].reserve is not None:
             return wl
         failed = known[1]
-        status.mark_pending(wl, failed.reason, failed.message, cluster.now_ms)
+        cluster.status_writer.pending(wl, failed.reason, failed.message, cluster.now_ms)
         queue.park_head(failed.reason, failed.message)
     return wl
 
@@ -138,14 +138,13 @@ def _plan(
 def find_targets(
     cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, usage: m.Usage
 ) -> list[Target]:
-    if not may_find_victims(wl, cq, usage, cluster.census.get(node.root().name, {})):
+    census = cluster.census.get(node.root().name, {})
+    if not may_find_victims(victim_priority_bound(wl, cq), usage, census):
         return []
     if cluster.fair_sharing:
         strategies = cluster.fair_sharing.strategies
-        return fairsharing.fair_targets(
-            wl, cq, node, usage, cluster.by_priority, cluster.cq_nodes, strategies
-        )
-    return classic_targets(wl, cq, node, usage, cluster.by_priority, cluster.cq_nodes)
+        return fairsharing.fair_targets(wl, cq, node, usage, cluster.by_priority, strategies)
+    return classic_targets(wl, cq, node, usage, cluster.by_priority)
 
 
 def _memo_targets(
@@ -168,7 +167,12 @@ def _memo_targets(
 
 
 def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, memo: CycleMemo):
+    census = cluster.census.get(node.root().name, {})
+    bound = victim_priority_bound(wl, cq)
+
     def can_preempt(usage: m.Usage, usage_key: tuple) -> bool:
+        if not may_find_victims(bound, usage, census):
+            return False  # the usual answer, without building the search memo's key
         return bool(_memo_targets(cluster, wl, cq, node, usage, usage_key, memo))
 
     return can_preempt
@@ -217,7 +221,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     queue = cluster.queues[entry.cq.name]
     if assignment.mode == NO_FIT:
         _reserve(entry, cycle)
-        status.mark_pending(wl, assignment.reason, assignment.message, now)
+        cluster.status_writer.pending(wl, assignment.reason, assignment.message, now)
         if entry.cq.queueing_strategy == m.STRICT_FIFO:
             return False
         if queue.head() is wl:
@@ -226,7 +230,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     if assignment.mode == PREEMPT:
         return _preempt(cluster, entry, cycle)
     if not fits(entry.node, assignment.usage):
-        status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        cluster.status_writer.pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
         return False
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
     return True
@@ -274,7 +278,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         else entry.targets
     )
     if not targets:
-        status.mark_pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        cluster.status_writer.pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
         return False
     fresh = [target for target in targets if not target.victim.stopping]
     for target in fresh:
@@ -285,7 +289,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     add_usage(entry.node, usage)
     cycle.reservations.append((entry.node, usage))
     message = f"Pending the preemption of {len(targets)} workload(s)"
-    status.mark_pending(wl, WAITING_FOR_PREEMPTED, message, now)
+    cluster.status_writer.pending(wl, WAITING_FOR_PREEMPTED, message, now)
     return bool(fresh)
 
 

@@ -36,11 +36,15 @@ class Simulation:
         *,
         start_ms: int | None = None,
         record_events: bool = True,
+        write_status: bool = True,
         pod_stop_ms: int = NEXT_INSTANT_MS,
     ):
         """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
-        quota is released that much later (never within the instant of eviction)."""
-        self.cluster = Cluster(record_events=record_events)
+        quota is released that much later (never within the instant of eviction).
+        ``write_status=False`` leaves Workload status alone (only the transition
+        log, ``cluster.history``, tells what happened)."""
+        writer = status.StatusWriter() if write_status else status.SilentStatusWriter()
+        self.cluster = Cluster(record_events=record_events, status_writer=writer)
         self.pod_stop_ms = max(NEXT_INSTANT_MS, pod_stop_ms)
         workload_like = load_specs(self.cluster, objects)
         self.cluster.now_ms = start_ms if start_ms is not None else latest_timestamp(objects)

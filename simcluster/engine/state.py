@@ -13,6 +13,7 @@ from . import model as m
 from . import parse
 from .queues import PendingQueue
 from .quota import QuotaNode, compute_subtree_quotas, load_quotas
+from .status import StatusWriter
 
 CONFIG_API = "config.kueue.x-k8s.io"
 
@@ -63,6 +64,7 @@ class Cluster:
     """(workload, run start ms) for pods that began running since the loop last looked."""
     events: list[dict[str, Any]] = field(default_factory=list)
     record_events: bool = True
+    status_writer: StatusWriter = field(default_factory=StatusWriter)
     history: list[tuple[int, str, m.Workload, str]] | None = None
     """When a list: (ms, kind, workload, ClusterQueue) per transition, kind one of
     "admit", "evict" (pods start stopping), "release" (their quota is freed), "finish"."""

@@ -154,6 +154,65 @@ def mark_placement(wl: m.Workload, problem: str | None, now_ms: int) -> None:
         set_condition(wl.obj, PODS_READY, "True", "Started", "All pods reached readiness", now_ms)
 
 
+class StatusWriter:
+    """Writes what the scheduler decides into each Workload's status (``wl.obj``)."""
+
+    def pending(self, wl: m.Workload, reason: str, message: str, now_ms: int) -> None:
+        mark_pending(wl, reason, message, now_ms)
+
+    def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
+        mark_admitted(wl, admission, now_ms)
+
+    def evicted(
+        self,
+        wl: m.Workload,
+        reason: str,
+        message: str,
+        now_ms: int,
+        preempted_reason: str | None,
+    ) -> None:
+        mark_evicted(wl, reason, message, now_ms, preempted_reason)
+
+    def released(self, wl: m.Workload, now_ms: int) -> None:
+        mark_released(wl, now_ms)
+
+    def finished(self, wl: m.Workload, now_ms: int) -> None:
+        mark_finished(wl, now_ms)
+
+    def placement(self, wl: m.Workload, problem: str | None, now_ms: int) -> None:
+        mark_placement(wl, problem, now_ms)
+
+
+class SilentStatusWriter(StatusWriter):
+    """Writes nothing: for runs that read only the transition log (what-if replays,
+    ETAs), where status writes would be a fifth of the work."""
+
+    def pending(self, wl: m.Workload, reason: str, message: str, now_ms: int) -> None:
+        pass
+
+    def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
+        pass
+
+    def evicted(
+        self,
+        wl: m.Workload,
+        reason: str,
+        message: str,
+        now_ms: int,
+        preempted_reason: str | None,
+    ) -> None:
+        pass
+
+    def released(self, wl: m.Workload, now_ms: int) -> None:
+        pass
+
+    def finished(self, wl: m.Workload, now_ms: int) -> None:
+        pass
+
+    def placement(self, wl: m.Workload, problem: str | None, now_ms: int) -> None:
+        pass
+
+
 def event(
     wl: m.Workload, reason: str, message: str, now_ms: int, kind: str = "Normal"
 ) -> dict[str, Any]:

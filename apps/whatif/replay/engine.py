@@ -117,7 +117,9 @@ def replay(
         return result
     start = min(window.start_ms, min(wl.created_ms for wl in trace))
     pod_stop = on_grid(POD_STOP_MS, grid_ms)
-    sim = Simulation(objects, start_ms=start, record_events=False, pod_stop_ms=pod_stop)
+    sim = Simulation(
+        objects, start_ms=start, record_events=False, write_status=False, pod_stop_ms=pod_stop
+    )
     ledger = _Ledger(trace, result, grid_ms)
     sim.cluster.history = ledger
     sim.add_arrivals(arrivals(trace, grid_ms))

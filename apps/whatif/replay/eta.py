@@ -80,7 +80,9 @@ def predict_starts(
     objects: list[dict], workloads: list[dict], *, now_ms: int, horizon_ms: int
 ) -> dict[str, int | None]:
     """``namespace/name`` → predicted admission (ms) of every pending workload (None: beyond horizon)."""
-    sim = Simulation(objects, start_ms=now_ms, record_events=False, pod_stop_ms=POD_STOP_MS)
+    sim = Simulation(
+        objects, start_ms=now_ms, record_events=False, write_status=False, pod_stop_ms=POD_STOP_MS
+    )
     log = _FirstAdmissions()
     sim.cluster.history = log
     pending = []
