@@ -4,7 +4,9 @@ Measures (and appends to docs/benchmarks.md under "Notebooks API" with ``--write
   1. GET /api/v1/notebooks/{id}/ throughput and p50/p99 at a fixed concurrency;
   2. POST /api/v1/notebooks/ latency p50/p99 (sequential, each with an Idempotency-Key);
   3. request → Workload exists in the simulated cluster, p50/p95 (a real Celery worker
-     on Redis creates the StatefulSet; the simulator's controller makes the Workload).
+     on Redis creates the StatefulSet; the simulator's controller makes the Workload);
+  4. how closely status follows the cluster: the notebook's pod turns Ready in the
+     simulated cluster → the API says ``ready`` (the worker runs the status watch).
 
 Needs PostgreSQL and Redis; uses (and recreates) a scratch database:
 ``.venv/bin/python bench/notebook_api.py [--seconds 10] [--concurrency 16] [--creates 60] [--write]``
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -186,28 +189,80 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def _create(conn: Connection, key: str) -> dict:
+    status, body = await conn.request(
+        "POST",
+        "/api/v1/notebooks/",
+        {"image": IMAGE, "flavor": "h100", "gpus": 1},
+        {"Idempotency-Key": key},
+    )
+    if status != 201:
+        raise SystemExit(f"create failed: {status} {body[:300]!r}")
+    return json.loads(body)
+
+
 async def _creates(port: int, token: str, count: int, sim_url: str):
     create_ms, workload_s = [], []
     conn = Connection(port, token)
     await conn.open()
     for i in range(count):
         start = time.perf_counter()
-        status, body = await conn.request(
-            "POST",
-            "/api/v1/notebooks/",
-            {"image": IMAGE, "flavor": "h100", "gpus": 1},
-            {"Idempotency-Key": f"bench-{i}"},
-        )
+        name = (await _create(conn, f"bench-{i}"))["name"]
         create_ms.append(time.perf_counter() - start)
-        if status != 201:
-            raise SystemExit(f"create failed: {status} {body[:300]!r}")
-        name = json.loads(body)["name"]
         while not _workload_exists(sim_url, name):
             if time.perf_counter() - start > 30:
                 raise SystemExit(f"no Workload for {name} after 30 s")
             await asyncio.sleep(0.01)
         workload_s.append(time.perf_counter() - start)
     return create_ms, workload_s
+
+
+async def _follow(port: int, token: str, count: int, sim_url: str):
+    """Per notebook: seconds from its pod turning Ready to the API saying so, and from
+    the request to the API saying so. Both sides are polled every ~20 ms."""
+    lags, totals = [], []
+    conn = Connection(port, token)
+    await conn.open()
+    for i in range(count):
+        start = time.perf_counter()
+        created = await _create(conn, f"follow-{i}")
+        pod_ready = None
+        while True:
+            now = time.perf_counter()
+            if pod_ready is None and _pod_ready(sim_url, f"{created['name']}-0"):
+                pod_ready = now
+            _, body = await conn.request("GET", f"/api/v1/notebooks/{created['id']}/")
+            if json.loads(body)["state"] == "ready":
+                seen = time.perf_counter()
+                break
+            if now - start > 60:
+                raise SystemExit(f"{created['name']} not ready after 60 s")
+            await asyncio.sleep(0.02)
+        lags.append(seen - (pod_ready or seen))
+        totals.append(seen - start)
+    return lags, totals
+
+
+def _pod_ready(sim_url: str, pod: str) -> bool:
+    url = f"{sim_url}/api/v1/namespaces/team-vision/pods/{pod}"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            conditions = json.loads(response.read()).get("status", {}).get("conditions") or []
+    except urllib.error.HTTPError:
+        return False
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+
+def _await_ready(port: int, token: str, notebook_id: int, seconds: float = 120) -> None:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/v1/notebooks/{notebook_id}/",
+        headers={"Authorization": f"Token {token}"},
+    )
+    deadline = time.monotonic() + seconds
+    while json.loads(urllib.request.urlopen(request).read())["state"] != "ready":
+        if time.monotonic() > deadline:
+            raise SystemExit("the status watch did not catch up")
+        time.sleep(0.2)
 
 
 def _workload_exists(sim_url: str, name: str) -> bool:
@@ -223,6 +278,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--creates", type=int, default=60)
+    parser.add_argument("--follows", type=int, default=20)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
 
@@ -324,10 +380,17 @@ def main() -> int:
                 port, data["token"], f"/api/v1/notebooks/{first}/", args.seconds, args.concurrency
             )
         )
+        print("following status through the watch", file=sys.stderr)
+        from apps.jobs.tasks import watch_jobs_status_task
+
+        # It chains itself as in production; short runs, so the worker stops promptly.
+        watch_jobs_status_task.delay(seconds=10)
+        _await_ready(port, data["token"], first)  # its first run lists, then catches up
+        lags, totals = asyncio.run(_follow(port, data["token"], args.follows, sim_url))
     finally:
         for proc in procs:
             proc.terminate()
-            proc.wait(timeout=20)
+            proc.wait(timeout=40)  # the worker finishes its watch run first
         worker_log.close()
         cluster.terminate()
         cluster.wait(timeout=20)
@@ -341,6 +404,10 @@ def main() -> int:
         f"p50 {_pct(create_ms, 0.5) * 1000:.1f} ms, p99 {_pct(create_ms, 0.99) * 1000:.1f} ms.",
         f"- Request → Workload exists in the cluster: p50 {_pct(workload_s, 0.5):.2f} s, "
         f"**p95 {_pct(workload_s, 0.95):.2f} s**, max {max(workload_s):.2f} s.",
+        f"- Pod Ready in the cluster → `ready` in the API ({args.follows} notebooks, status "
+        f"watch): p50 {_pct(lags, 0.5):.2f} s, p95 {_pct(lags, 0.95):.2f} s, "
+        f"max {max(lags):.2f} s; request → `ready`: p50 {_pct(totals, 0.5):.2f} s, "
+        f"p95 {_pct(totals, 0.95):.2f} s.",
     ]
     print("\n".join(lines))
     if args.write:
@@ -353,7 +420,7 @@ def _write(lines: list[str], args) -> None:
     text = path.read_text()
     section = (
         "## Notebooks API\n\n"
-        "`bench/notebook_api.py`: gunicorn with 2 gthread workers × 4 threads on loopback, PostgreSQL, one "
+        "`bench/notebook_api.py`: gunicorn with 2 gthread workers × 2 threads on loopback, PostgreSQL, one "
         "Celery worker (4 threads) on Redis, the simulated cluster over HTTP; load from an "
         "asyncio keep-alive HTTP/1.1 client in the same 2-core machine.\n\n"
         "```\n.venv/bin/python bench/notebook_api.py --write\n```\n\n"
