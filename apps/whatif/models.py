@@ -58,15 +58,20 @@ class WhatIfRun(models.Model):
 
 
 class Replay(models.Model):
-    """One replay of a run: the current policy, the proposal, or a ±10% weight nudge."""
+    """One cohort tree replayed under one policy variant (the current policy, the
+    proposal, or a ±10% weight nudge); ``key`` is ``<variant>@<tree>``. Trees a
+    variant leaves as they are reuse an earlier variant's replay, so they have no row.
+
+    ``result`` is the compact ``ReplayResult``: per workload its first admission,
+    preemptions and lost GPU time.
+    """
 
     run = models.ForeignKey(WhatIfRun, on_delete=models.CASCADE, related_name="replays")
     key = models.CharField(max_length=300)
     status = models.CharField(
         max_length=12, choices=ReplayStatus.choices, default=ReplayStatus.PENDING
     )
-    metrics = models.JSONField(default=dict, blank=True)
-    fidelity = models.JSONField(null=True, blank=True)
+    result = models.JSONField(default=dict, blank=True)
     seconds = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

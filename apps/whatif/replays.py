@@ -1,10 +1,16 @@
-"""Between a stored run and the pure replay core: which replays, on what, and the summary."""
+"""Between a stored run and the pure replay core: which replays, on what, and the summary.
+
+A run compares policy variants (current, proposed, and with fair sharing each
+queue's weight ±10% on the proposal). Each variant is replayed cohort tree by
+cohort tree (``replay.split``), a tree the variant does not change reusing an
+earlier variant's replay; every replay is a task of its own.
+"""
 
 from __future__ import annotations
 
 from apps.whatif.choices import CURRENT, PROPOSED
 from apps.whatif.history import ms
-from apps.whatif.replay.engine import replay
+from apps.whatif.replay.engine import ReplayResult
 from apps.whatif.replay.fidelity import fidelity
 from apps.whatif.replay.metrics import compare, team_metrics
 from apps.whatif.replay.sensitivity import (
@@ -15,6 +21,7 @@ from apps.whatif.replay.sensitivity import (
     parse_nudge_key,
     sensitivity,
 )
+from apps.whatif.replay.split import ReplayPlan, combine, plan_replays, replay_part
 from apps.whatif.replay.trace import TraceWorkload, Window
 
 
@@ -22,7 +29,7 @@ def window_of(run) -> Window:
     return Window(ms(run.window_start), ms(run.window_end))
 
 
-def replay_keys(run) -> list[str]:
+def variants(run) -> list[str]:
     """Current and proposed; with fair sharing on, each queue's weight ±10% on the proposal."""
     keys = [CURRENT, PROPOSED]
     if run.fair_sharing:
@@ -31,33 +38,50 @@ def replay_keys(run) -> list[str]:
     return keys
 
 
-def objects_for(run, key: str) -> list[dict]:
-    if key in (CURRENT, PROPOSED):
-        return run.policies[key]
-    queue, sign = parse_nudge_key(key)
+def objects_for(run, variant: str) -> list[dict]:
+    if variant in (CURRENT, PROPOSED):
+        return run.policies[variant]
+    queue, sign = parse_nudge_key(variant)
     return nudged_objects(run.policies[PROPOSED], queue, sign)
 
 
-def compute_replay(run, key: str, trace: list[TraceWorkload]) -> tuple[dict, dict | None]:
-    """Per-team metrics of one replay; the current policy's also gets its fidelity."""
-    result = replay(objects_for(run, key), trace, window_of(run))
-    side = CURRENT if key == CURRENT else PROPOSED
-    metrics = team_metrics(
-        trace, result, entitled=run.entitled.get(side, {}), capacity_gpus=run.capacity_gpus
-    )
-    as_dicts = {team: m.as_dict() for team, m in metrics.items()}
-    return as_dicts, fidelity(trace, result).as_dict() if key == CURRENT else None
+def replay_plan(run) -> ReplayPlan:
+    """Deterministic from the run's frozen policies, so every task derives the same plan."""
+    return plan_replays({variant: objects_for(run, variant) for variant in variants(run)})
 
 
-def summarize(run, replays: dict[str, object]) -> dict:
+def replay_keys(run) -> list[str]:
+    return list(replay_plan(run).parts)
+
+
+def compute_replay(run, key: str, trace: list[TraceWorkload]) -> dict:
+    """One tree under one variant, as the compact result a Replay row stores."""
+    objects = replay_plan(run).parts[key]
+    return replay_part(objects, trace, window_of(run)).as_dict()
+
+
+def summarize(run, replays: dict[str, object], trace: list[TraceWorkload]) -> dict:
     """The results page's data, from the finished replays of ``run`` (key → Replay row)."""
-    current, proposed = replays[CURRENT], replays[PROPOSED]
-    nudged = {k: r.metrics for k, r in replays.items() if k not in (CURRENT, PROPOSED)}
+    plan, window = replay_plan(run), window_of(run)
+    parts = {key: ReplayResult.from_dict(window, row.result) for key, row in replays.items()}
+
+    def metrics_of(variant: str) -> dict[str, dict]:
+        side = CURRENT if variant == CURRENT else PROPOSED
+        result = combine(plan, variant, parts, window)
+        metrics = team_metrics(
+            trace, result, entitled=run.entitled.get(side, {}), capacity_gpus=run.capacity_gpus
+        )
+        return {team: m.as_dict() for team, m in metrics.items()}
+
+    current, proposed = metrics_of(CURRENT), metrics_of(PROPOSED)
+    nudged = {v: metrics_of(v) for v in variants(run) if v not in (CURRENT, PROPOSED)}
+    replayed = combine(plan, CURRENT, parts, window)
     return {
-        "teams": [c.as_dict() for c in compare(current.metrics, proposed.metrics)],
-        "fidelity": current.fidelity,
-        "sensitivity": sensitivity(proposed.metrics, nudged).as_dict(),
+        "teams": [c.as_dict() for c in compare(current, proposed)],
+        "fidelity": fidelity(trace, replayed).as_dict(),
+        "sensitivity": sensitivity(proposed, nudged).as_dict(),
         "fair_sharing": run.fair_sharing,
-        "workloads": sum(m["workloads"] for m in current.metrics.values()),
+        "workloads": sum(m["workloads"] for m in current.values()),
+        "trees": len(plan.groups),
         "replay_seconds": {k: r.seconds for k, r in replays.items()},
     }

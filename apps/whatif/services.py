@@ -106,15 +106,12 @@ def plan_replays(run: WhatIfRun, keys: list[str]) -> list[str]:
 
 
 @transaction.atomic
-def record_replay(
-    run: WhatIfRun, key: str, *, metrics: dict, fidelity: dict | None, seconds: float
-) -> bool:
+def record_replay(run: WhatIfRun, key: str, *, result: dict, seconds: float) -> bool:
     """Store one finished replay; False when it was already stored (a task ran twice)."""
     # The conditional UPDATE makes the progress count exact under duplicate deliveries.
     stored = Replay.objects.filter(run=run, key=key, status=ReplayStatus.PENDING).update(
         status=ReplayStatus.DONE,
-        metrics=metrics,
-        fidelity=fidelity,
+        result=result,
         seconds=seconds,
         finished_at=timezone.now(),
     )

@@ -1,5 +1,8 @@
 """Celery entry points: fan a run's replays out (a group, one replay per task), then gather.
 
+A replay is one cohort tree under one policy variant (``apps.whatif.replays``),
+so even a single draft spreads over as many workers as the cluster has trees.
+
 The gather is counted in the database rather than with a chord, so it needs no
 result backend (the embedded default has none): the replay that stores the last
 result sends ``finish_whatif_task``. Each task takes ids, re-reads its rows and
@@ -10,6 +13,7 @@ harmless (two "last" replays only send a second, no-op finish).
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 
 from celery import group, shared_task
 from django.conf import settings
@@ -43,16 +47,25 @@ def replay_task(run_id: int, key: str) -> str:
         return key
     started = time.monotonic()
     try:
-        trace = history.load_trace(run.window_start, run.window_end)
-        metrics, fidelity = replays.compute_replay(run, key, trace)
+        result = replays.compute_replay(run, key, _trace_of(run))
     except Exception as exc:
         services.fail_whatif(run, f"replay {key} failed: {exc}")
         raise
     seconds = time.monotonic() - started
-    services.record_replay(run, key, metrics=metrics, fidelity=fidelity, seconds=seconds)
+    services.record_replay(run, key, result=result, seconds=seconds)
     if not run.replays.exclude(status=ReplayStatus.DONE).exists():
         finish_whatif_task.delay(run_id)
     return key
+
+
+@lru_cache(maxsize=2)
+def _cached_trace(run_id: int, created_at, start, end) -> tuple:
+    return tuple(history.load_trace(start, end))
+
+
+def _trace_of(run: WhatIfRun) -> list:
+    """The run's history, read once per worker process: its trees' replays share it."""
+    return list(_cached_trace(run.pk, run.created_at, run.window_start, run.window_end))
 
 
 @shared_task(soft_time_limit=120, ignore_result=True)
@@ -65,7 +78,7 @@ def finish_whatif_task(run_id: int) -> None:
     if any(r.status != ReplayStatus.DONE for r in rows.values()):
         services.fail_whatif(run, "not every replay finished")
         return
-    services.finish_whatif(run, replays.summarize(run, rows))
+    services.finish_whatif(run, replays.summarize(run, rows, _trace_of(run)))
 
 
 @shared_task(soft_time_limit=120, ignore_result=True, expires=600)

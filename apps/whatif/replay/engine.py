@@ -41,6 +41,29 @@ class ReplayResult:
     outcomes: dict[str, WorkloadOutcome] = field(default_factory=dict)
     gpu_ms_by_team: dict[str, float] = field(default_factory=dict)
 
+    def as_dict(self) -> dict[str, Any]:
+        """Compact and JSON-safe: ``{key: [first admit ms, preemptions, lost GPU-ms]}``."""
+        outcomes = {
+            key: [o.first_admit_ms, o.preemptions, o.lost_gpu_ms]
+            for key, o in self.outcomes.items()
+        }
+        return {"outcomes": outcomes, "gpu_ms_by_team": dict(self.gpu_ms_by_team)}
+
+    @classmethod
+    def from_dict(cls, window: Window, data: dict[str, Any]) -> ReplayResult:
+        outcomes = {key: WorkloadOutcome(*values) for key, values in data["outcomes"].items()}
+        return cls(window, outcomes, dict(data["gpu_ms_by_team"]))
+
+    @classmethod
+    def merged(cls, window: Window, parts: list[ReplayResult]) -> ReplayResult:
+        """One result from replays of disjoint sets of workloads (see ``partition``)."""
+        result = cls(window)
+        for part in parts:
+            result.outcomes.update(part.outcomes)
+            for team, used in part.gpu_ms_by_team.items():
+                result.gpu_ms_by_team[team] = result.gpu_ms_by_team.get(team, 0.0) + used
+        return result
+
 
 class _Ledger(list):
     """Stands in for the engine's transition log and folds each entry in as it is written.
