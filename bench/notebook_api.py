@@ -9,7 +9,8 @@ Measures (and appends to docs/benchmarks.md under "Notebooks API" with ``--write
      simulated cluster → the API says ``ready`` (the worker runs the status watch).
 
 Needs PostgreSQL and Redis; uses (and recreates) a scratch database:
-``.venv/bin/python bench/notebook_api.py [--seconds 10] [--concurrency 16] [--creates 60] [--write]``
+``.venv/bin/python bench/notebook_api.py [--seconds 10] [--concurrency 16] [--creates 60]
+[--follows 20] [--write]`` (``--follows 0`` skips 4., e.g. for code without the watch).
 """
 
 from __future__ import annotations
@@ -182,6 +183,38 @@ async def _get_load(port: int, token: str, path: str, seconds: float, concurrenc
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return latencies, errors, time.perf_counter() - started
+
+
+def _cpu_seconds(gunicorn_pid: int) -> dict[str, float]:
+    """CPU seconds so far: the whole machine (/proc/stat); this benchmark's processes (the
+    client, gunicorn, the worker, the simulated cluster, their PostgreSQL backends); and
+    the web alone. So a run can say how busy the rest of the machine kept the cores."""
+    tick = os.sysconf("SC_CLK_TCK")
+    with open("/proc/stat") as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    table = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                parts = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = f.read()
+        except OSError:
+            continue
+        table[int(pid)] = (int(parts[1]), (int(parts[11]) + int(parts[12])) / tick, command)
+    ours = {os.getpid()}
+    for _ in range(3):  # children, grandchildren (gunicorn's workers), their children
+        ours |= {pid for pid, (ppid, _s, _c) in table.items() if ppid in ours}
+    ours |= {
+        p
+        for p, (_pp, _s, c) in table.items()
+        if c.startswith(b"postgres") and BENCH_DB.encode() in c
+    }
+    return {
+        "machine": (sum(fields) - fields[3] - fields[4]) / tick,
+        "bench": sum(table[pid][1] for pid in ours if pid in table),
+        "web": sum(s for pid, (pp, s, _c) in table.items() if gunicorn_pid in (pid, pp)),
+    }
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -375,18 +408,22 @@ def main() -> int:
         )["results"][0]["id"]
         print("reading status under load", file=sys.stderr)
         asyncio.run(_get_load(port, data["token"], f"/api/v1/notebooks/{first}/", 2, 4))  # warm-up
+        before = _cpu_seconds(procs[0].pid)
         latencies, errors, wall = asyncio.run(
             _get_load(
                 port, data["token"], f"/api/v1/notebooks/{first}/", args.seconds, args.concurrency
             )
         )
-        print("following status through the watch", file=sys.stderr)
-        from apps.jobs.tasks import watch_jobs_status_task
+        after = _cpu_seconds(procs[0].pid)
+        lags = totals = []
+        if args.follows:
+            print("following status through the watch", file=sys.stderr)
+            from apps.jobs.tasks import watch_jobs_status_task
 
-        # It chains itself as in production; short runs, so the worker stops promptly.
-        watch_jobs_status_task.delay(seconds=10)
-        _await_ready(port, data["token"], first)  # its first run lists, then catches up
-        lags, totals = asyncio.run(_follow(port, data["token"], args.follows, sim_url))
+            # It chains itself as in production; short runs, so the worker stops promptly.
+            watch_jobs_status_task.delay(seconds=10)
+            _await_ready(port, data["token"], first)  # its first run lists, then catches up
+            lags, totals = asyncio.run(_follow(port, data["token"], args.follows, sim_url))
     finally:
         for proc in procs:
             proc.terminate()
@@ -395,20 +432,27 @@ def main() -> int:
         cluster.terminate()
         cluster.wait(timeout=20)
     rps = len(latencies) / wall
+    used = {k: after[k] - before[k] for k in after}
+    others = max(0.0, used["machine"] - used["bench"]) / wall
     lines = [
         f"- GET /api/v1/notebooks/{{id}}/ ({args.concurrency} connections, {args.seconds:g} s): "
         f"**{rps:.0f} req/s**, p50 {_pct(latencies, 0.5) * 1000:.1f} ms, "
         f"p99 {_pct(latencies, 0.99) * 1000:.1f} ms, {errors} errors "
-        f"({len(latencies)} requests).",
+        f"({len(latencies)} requests); web {used['web'] / len(latencies) * 1000:.2f} CPU-ms "
+        f"per request; other processes used {others:.2f} of the 2 cores meanwhile "
+        f"(load average {os.getloadavg()[0]:.2f}).",
         f"- POST /api/v1/notebooks/ ({args.creates} sequential creates): "
         f"p50 {_pct(create_ms, 0.5) * 1000:.1f} ms, p99 {_pct(create_ms, 0.99) * 1000:.1f} ms.",
         f"- Request → Workload exists in the cluster: p50 {_pct(workload_s, 0.5):.2f} s, "
         f"**p95 {_pct(workload_s, 0.95):.2f} s**, max {max(workload_s):.2f} s.",
-        f"- Pod Ready in the cluster → `ready` in the API ({args.follows} notebooks, status "
-        f"watch): p50 {_pct(lags, 0.5):.2f} s, p95 {_pct(lags, 0.95):.2f} s, "
-        f"max {max(lags):.2f} s; request → `ready`: p50 {_pct(totals, 0.5):.2f} s, "
-        f"p95 {_pct(totals, 0.95):.2f} s.",
     ]
+    if lags:
+        lines.append(
+            f"- Pod Ready in the cluster → `ready` in the API ({args.follows} notebooks, status "
+            f"watch): p50 {_pct(lags, 0.5):.2f} s, p95 {_pct(lags, 0.95):.2f} s, "
+            f"max {max(lags):.2f} s; request → `ready`: p50 {_pct(totals, 0.5):.2f} s, "
+            f"p95 {_pct(totals, 0.95):.2f} s."
+        )
     print("\n".join(lines))
     if args.write:
         _write(lines, args)
