@@ -36,10 +36,15 @@ def parse_timestamp(text: str) -> int:
     return round(parsed.timestamp() * 1000)
 
 
-@lru_cache(maxsize=4096)
 def format_timestamp(ms: int) -> str:
     """Render epoch ms as Kubernetes does: whole seconds, UTC, trailing ``Z``."""
-    return datetime.fromtimestamp(ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    days, second = divmod(ms // 1000, 86_400)
+    return f"{_date(days)}T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+
+
+@lru_cache(maxsize=1024)
+def _date(days: int) -> str:
+    return datetime.fromtimestamp(days * 86_400, tz=UTC).strftime("%Y-%m-%d")
 
 
 def format_duration(ms: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
+from functools import lru_cache
 
 _SUFFIXES: dict[str, Decimal] = {
     "": Decimal(1),
@@ -44,7 +45,13 @@ def parse_quantity(value: str | int | float) -> int:
         raise QuantityError(f"not a quantity: {value!r}")
     if isinstance(value, int):
         return value * 1000
-    match = _PATTERN.match(str(value).strip())
+    return _parse_text(str(value).strip())
+
+
+@lru_cache(maxsize=4096)
+def _parse_text(value: str) -> int:
+    # The same few quantities ("1", "8", "64Gi") come up for every pod of every workload.
+    match = _PATTERN.match(value)
     if not match:
         raise QuantityError(f"not a quantity: {value!r}")
     number, exponent, suffix = match.groups()

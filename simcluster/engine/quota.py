@@ -28,11 +28,17 @@ class QuotaNode:
     borrowing_limit: dict[FlavorResource, int] = field(default_factory=dict)
     lending_limit: dict[FlavorResource, int] = field(default_factory=dict)
     subtree_quota: Usage = field(default_factory=dict)
+    guaranteed: Usage = field(default_factory=dict)
+    """Per cell, the part of ``subtree_quota`` kept from the parent (lendingLimit)."""
     usage: Usage = field(default_factory=dict)
     version: int = 0
     """Bumped on every usage change anywhere below the tree's root (on the root)."""
+    top: QuotaNode | None = None
+    """The tree's root, once ``compute_subtree_quotas`` has run (the tree is fixed)."""
 
     def root(self) -> QuotaNode:
+        if self.top is not None:
+            return self.top
         node = self
         while node.parent is not None:
             node = node.parent
@@ -69,36 +75,48 @@ def load_quotas(node: QuotaNode, groups: Iterable[ResourceGroup]) -> None:
 
 def guaranteed(node: QuotaNode, cell: FlavorResource) -> int:
     """The part of the node's quota that it does not lend to its parent."""
-    limit = node.lending_limit.get(cell)
-    if limit is None or node.parent is None:
-        return 0
-    return max(0, node.subtree_quota.get(cell, 0) - limit)
+    return node.guaranteed.get(cell, 0)
 
 
-def compute_subtree_quotas(root: QuotaNode) -> None:
-    """Fill ``subtree_quota`` bottom-up: own nominal plus children's lendable part."""
+def compute_subtree_quotas(root: QuotaNode, top: QuotaNode | None = None) -> None:
+    """Fill ``subtree_quota`` bottom-up (own nominal plus children's lendable part),
+    each node's ``guaranteed`` share and its ``top``."""
+    root.top = top or root
     for child in root.children:
-        compute_subtree_quotas(child)
+        compute_subtree_quotas(child, root.top)
     root.subtree_quota = dict(root.nominal)
     for child in root.children:
         for cell, quota in child.subtree_quota.items():
-            lent = quota - guaranteed(child, cell)
+            lent = quota - child.guaranteed.get(cell, 0)
             root.subtree_quota[cell] = root.subtree_quota.get(cell, 0) + lent
+    root.guaranteed = {}
+    if root.parent is not None:
+        for cell, limit in root.lending_limit.items():
+            kept = root.subtree_quota.get(cell, 0) - limit
+            if kept > 0:
+                root.guaranteed[cell] = kept
+
+
+# The functions below run millions of times per replayed week: no max()/min()
+# calls and no helper calls on the way up the tree.
 
 
 def available(node: QuotaNode, cell: FlavorResource) -> int:
     """Free quota the node could use right now (may be negative when over)."""
-    if node.parent is None:
+    parent = node.parent
+    if parent is None:
         return node.subtree_quota.get(cell, 0) - node.usage.get(cell, 0)
-    own = guaranteed(node, cell)
+    own = node.guaranteed.get(cell, 0)
     used = node.usage.get(cell, 0)
-    local = max(0, own - used)
-    from_parent = available(node.parent, cell)
+    local = own - used if own > used else 0
+    from_parent = available(parent, cell)
     limit = node.borrowing_limit.get(cell)
     if limit is not None:
         stored_in_parent = node.subtree_quota.get(cell, 0) - own
-        used_in_parent = max(0, used - own)
-        from_parent = min(from_parent, stored_in_parent - used_in_parent + limit)
+        used_in_parent = used - own if used > own else 0
+        cap = stored_in_parent - used_in_parent + limit
+        if cap < from_parent:
+            from_parent = cap
     return local + from_parent
 
 
@@ -121,10 +139,18 @@ def add_usage(node: QuotaNode, usage: Usage) -> None:
 
 
 def add_cell(node: QuotaNode, cell: FlavorResource, amount: int) -> None:
-    local_free = max(0, guaranteed(node, cell) - node.usage.get(cell, 0))
-    node.usage[cell] = node.usage.get(cell, 0) + amount
-    if node.parent is not None and amount > local_free:
-        add_cell(node.parent, cell, amount - local_free)
+    while True:
+        used = node.usage.get(cell, 0)
+        own = node.guaranteed.get(cell, 0)
+        node.usage[cell] = used + amount
+        node = node.parent
+        if node is None:
+            return
+        # Usage fills the node's own share first; only the overflow reaches the parent.
+        local_free = own - used if own > used else 0
+        if amount <= local_free:
+            return
+        amount -= local_free
 
 
 def remove_usage(node: QuotaNode, usage: Usage) -> None:
@@ -134,10 +160,15 @@ def remove_usage(node: QuotaNode, usage: Usage) -> None:
 
 
 def remove_cell(node: QuotaNode, cell: FlavorResource, amount: int) -> None:
-    stored_in_parent = node.usage.get(cell, 0) - guaranteed(node, cell)
-    node.usage[cell] = node.usage.get(cell, 0) - amount
-    if node.parent is not None and stored_in_parent > 0:
-        remove_cell(node.parent, cell, min(amount, stored_in_parent))
+    while True:
+        used = node.usage.get(cell, 0)
+        stored_in_parent = used - node.guaranteed.get(cell, 0)
+        node.usage[cell] = used - amount
+        node = node.parent
+        if node is None or stored_in_parent <= 0:
+            return
+        if stored_in_parent < amount:
+            amount = stored_in_parent
 
 
 def borrowed(node: QuotaNode, cell: FlavorResource) -> int:

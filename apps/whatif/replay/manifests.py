@@ -52,6 +52,22 @@ def workload_manifest(
 
 
 def _pod_set(ps: PodSetSpec) -> dict[str, Any]:
+    # Shared between manifests (read-only): a week has 50k workloads but a few dozen shapes.
+    key = (
+        ps.name,
+        ps.count,
+        tuple(sorted(ps.requests.items())),
+        tuple(sorted(ps.node_selector.items())),
+    )
+    if key not in _POD_SETS:
+        _POD_SETS[key] = _pod_set_manifest(ps)
+    return _POD_SETS[key]
+
+
+_POD_SETS: dict[tuple, dict[str, Any]] = {}
+
+
+def _pod_set_manifest(ps: PodSetSpec) -> dict[str, Any]:
     requests = {resource: str(amount) for resource, amount in ps.requests.items()}
     pod_spec: dict[str, Any] = {
         "containers": [{"name": "main", "resources": {"requests": requests}}]
