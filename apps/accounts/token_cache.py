@@ -165,22 +165,29 @@ def _conninfo() -> dict:
 
 def _listen(state: _State) -> None:
     failures = 0
-    while state is _state:
-        try:
-            with psycopg.connect(**_conninfo(), autocommit=True) as conn:
-                state.backend_pid = conn.info.backend_pid
-                conn.execute(f"LISTEN {CHANNEL}")
-                # Whatever changed before LISTEN took effect was not heard: start empty.
-                state.invalidate(live=True)
-                failures = 0
-                while state is _state:
-                    for _ in conn.notifies(timeout=LISTEN_PING_SECONDS):
-                        state.invalidate()
-                    conn.execute("SELECT 1")  # a silently dead connection surfaces here
-        except psycopg.Error as exc:
-            state.invalidate(live=False)
-            if state is not _state:
-                return
-            failures += 1
-            logger.warning("API token cache off until its listener reconnects: %s", exc)
-            time.sleep(min(30.0, 0.5 * 2**failures))
+    try:
+        while state is _state:
+            try:
+                _listen_once(state)
+            except Exception as exc:  # psycopg errors, and anything unforeseen: stay off
+                was_live = state.live
+                state.invalidate(live=False)
+                if state is not _state:
+                    return
+                failures = 1 if was_live else failures + 1  # back off only while it fails
+                logger.warning("API token cache off until its listener reconnects: %s", exc)
+                time.sleep(min(30.0, 0.5 * 2**failures))
+    finally:
+        state.invalidate(live=False)  # nobody listens any more: nothing may be served
+
+
+def _listen_once(state: _State) -> None:
+    with psycopg.connect(**_conninfo(), autocommit=True) as conn:
+        state.backend_pid = conn.info.backend_pid
+        conn.execute(f"LISTEN {CHANNEL}")
+        # Whatever changed before LISTEN took effect was not heard: start empty.
+        state.invalidate(live=True)
+        while state is _state:
+            for _ in conn.notifies(timeout=LISTEN_PING_SECONDS):
+                state.invalidate()
+            conn.execute("SELECT 1")  # a silently dead connection surfaces here

@@ -83,3 +83,17 @@ def test_its_own_last_used_writes_notify_nobody(listening, scientist):
         # Notifications arrive in commit order: the first one heard must be the delete.
         (first,) = list(listener.notifies(stop_after=1, timeout=5))
     assert first.payload == "DELETE accounts_apitoken"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_listener_that_lost_its_connection_comes_back_with_an_empty_cache(
+    listening, queue, scientist
+):
+    _, raw = issue_api_token(scientist, "laptop")
+    client = client_with(raw)
+    assert token_reads(client) == 1 and token_reads(client) == 0
+    before = token_cache._current().backend_pid
+    with elsewhere() as other:  # what a database restart does to it
+        other.execute("SELECT pg_terminate_backend(%s)", [before])
+    wait_until(lambda: token_cache.is_live() and token_cache._current().backend_pid != before)
+    assert token_reads(client) == 1  # what it held may have been revoked meanwhile
