@@ -219,8 +219,8 @@ class Workload:
     started_ms: int | None = None
     """When its pods last started running (None while not running)."""
     enqueued_ms: int = 0
-    shape: tuple | None = None
-    """Cached scheduling signature; equal shapes get equal admission answers."""
+    shape: int | None = None
+    """Cached scheduling signature (``queues.shape_of``); equal shapes get equal answers."""
     stopping: bool = False
     """Evicted, pods still stopping: it keeps its quota (and nodes) until they are gone."""
     key: str = ""

@@ -20,10 +20,14 @@ _tokens = count()
 _Entry = tuple[tuple[int, int, str], int, Workload]
 
 
-def shape_of(wl: Workload, cq: ClusterQueue) -> tuple:
-    """Everything flavor assignment and preemption read from a workload."""
+_SHAPE_IDS: dict[tuple, int] = {}
+"""Every shape seen, numbered: the memos and buckets keyed by shape then hash an int."""
+
+
+def shape_of(wl: Workload, cq: ClusterQueue) -> int | tuple:
+    """Everything flavor assignment and preemption read from a workload (as a number)."""
     if wl.shape is None:
-        wl.shape = (
+        shape = (
             tuple(
                 (
                     ps.name,
@@ -36,8 +40,9 @@ def shape_of(wl: Workload, cq: ClusterQueue) -> tuple:
             ),
             wl.priority,
         )
+        wl.shape = _SHAPE_IDS.setdefault(shape, len(_SHAPE_IDS))
     if cq.preemption.within_cluster_queue == LOWER_OR_NEWER_EQUAL:
-        return (*wl.shape, wl.created_ms, wl.uid)  # age matters: every workload is unique
+        return (wl.shape, wl.created_ms, wl.uid)  # age matters: every workload is unique
     return wl.shape
 
 

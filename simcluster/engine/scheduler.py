@@ -167,11 +167,9 @@ def _memo_targets(
 
 
 def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, memo: CycleMemo):
-    census = cluster.census.get(node.root().name, {})
-    bound = victim_priority_bound(wl, cq)
-
     def can_preempt(usage: m.Usage, usage_key: tuple) -> bool:
-        if not may_find_victims(bound, usage, census):
+        census = cluster.census.get(node.root().name, {})
+        if not may_find_victims(victim_priority_bound(wl, cq), usage, census):
             return False  # the usual answer, without building the search memo's key
         return bool(_memo_targets(cluster, wl, cq, node, usage, usage_key, memo))
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import arrivals, on_grid
 from apps.whatif.replay.trace import TraceWorkload, Window
 from simcluster.engine import Simulation
@@ -145,7 +146,8 @@ def replay(
     )
     ledger = _Ledger(trace, result, grid_ms)
     sim.cluster.history = ledger
-    sim.add_arrivals(arrivals(trace, grid_ms))
-    sim.run(until_ms=window.end_ms)
+    with cyclic_gc_paused():
+        sim.add_arrivals(arrivals(trace, grid_ms))
+        sim.run(until_ms=window.end_ms)
     ledger.close(window.end_ms)
     return result

@@ -10,6 +10,7 @@ import copy
 from typing import Any
 
 from apps.whatif.replay.engine import POD_STOP_MS
+from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import DURATION_ANNOTATION
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import TraceWorkload
@@ -91,5 +92,6 @@ def predict_starts(
         if not is_reserved(obj):
             pending.append(f"{meta.get('namespace') or 'default'}/{meta['name']}")
         sim.add_workload(obj)
-    sim.run(until_ms=now_ms + horizon_ms)
+    with cyclic_gc_paused():
+        sim.run(until_ms=now_ms + horizon_ms)
     return {key: log.first.get(key) for key in pending}
