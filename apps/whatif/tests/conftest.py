@@ -9,6 +9,7 @@ import pytest
 from celery import current_app
 from django.utils import timezone
 
+from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
 from apps.reports.services.history import record_workload_events
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.replay.synthetic import Load, synthetic_trace
@@ -32,14 +33,14 @@ class _Recorder(list):
 
 def record_history(objects: list[dict], trace) -> int:
     """Run ``trace`` through the engine under ``objects`` and record it like the watcher does."""
-    sim = Simulation(objects, start_ms=min(w.created_ms for w in trace), record_events=False)
+    simulation = Simulation(objects, start_ms=min(w.created_ms for w in trace), record_events=False)
     recorder = _Recorder()
-    sim.cluster.history = recorder
-    sim.add_arrivals(arrivals(trace))
-    sim.run(until_ms=round(time.time() * 1000))
+    simulation.cluster.history = recorder
+    simulation.add_arrivals(arrivals(trace))
+    simulation.run(until_ms=round(time.time() * 1000))
     created = [("ADDED", copy.deepcopy(w)) for _, w in arrivals(trace)]
     # The engine logs a finish before it writes Finished=True: the last look shows it.
-    final = [("MODIFIED", copy.deepcopy(w)) for w in sim.workloads()]
+    final = [("MODIFIED", copy.deepcopy(w)) for w in simulation.workloads()]
     return record_workload_events(created + list(recorder) + final)
 
 

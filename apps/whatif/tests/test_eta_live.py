@@ -1,0 +1,78 @@
+"""The ETA endpoint against the simulated cluster over HTTP: read the cluster, run it forward."""
+
+from datetime import datetime, timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.jobs import sync
+from apps.jobs.models import BatchJob
+from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.queues.reconcile.run import reconcile
+from apps.queues.tests.cluster import wait_until
+from apps.whatif.models import EtaPrediction
+from apps.whatif.replay.eta import DEFAULT_RUN_MS
+from conftest import api_as
+from portal.kube import KubeClient
+
+pytestmark = pytest.mark.django_db
+
+
+def _submit(scientist, i: int) -> BatchJob:
+    request = JobRequest(
+        template="pytorch-train",
+        flavor="h100",
+        gpus_per_pod=8,
+        display_name=f"train-{i}",
+        sim_duration_seconds=3 * 3600,
+        checkpoint_dir=f"runs/{i}",
+        checkpoint_interval_minutes=10,
+    )
+    job, _ = submit_job(scientist, request, actor=Principal(scientist))
+    with KubeClient() as client:
+        assert sync.create_job(client, job.pk) == "created"
+    return job
+
+
+def _eta(user, job: BatchJob) -> dict:
+    response = api_as(user).get(
+        "/api/v1/whatif/eta/", {"namespace": job.namespace, "workload": job.name}
+    )
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_a_queued_job_is_predicted_to_start_when_the_running_ones_are_expected_to_end(
+    sim, pool, queue, scientist, template
+):
+    # Three 8-GPU jobs get quota (one of them no node yet, see test_cluster_flow); the fourth waits.
+    reconcile(trigger="manual")
+    jobs = [_submit(scientist, i) for i in range(4)]
+
+    def answers():
+        found = {job.pk: _eta(scientist, job) for job in jobs}
+        states = sorted(a["state"] for a in found.values())
+        return found if states == ["admitted", "admitted", "admitted", "pending"] else None
+
+    asked = timezone.now()
+    found = wait_until(answers, timeout=30, interval=0.5)
+    waiting = next(a for a in found.values() if a["state"] == "pending")
+    predicted = datetime.fromisoformat(waiting["predicted_start"])
+    # No recorded history yet: every job is expected to run the default hour, so the
+    # queued one starts when the first running one is expected to finish.
+    expected = asked + timedelta(milliseconds=DEFAULT_RUN_MS)
+    assert abs((predicted - expected).total_seconds()) < 120
+    assert waiting["accuracy"]["scored_predictions"] == 0
+    stored = EtaPrediction.objects.get(name=waiting["workload"])
+    assert stored.predicted_start == predicted
+
+
+def test_another_teams_job_has_no_eta_for_another_teams_lead(
+    sim, pool, queue, scientist, template, other_lead
+):
+    reconcile(trigger="manual")
+    job = _submit(scientist, 0)
+    response = api_as(other_lead).get(
+        "/api/v1/whatif/eta/", {"namespace": job.namespace, "workload": job.name}
+    )
+    assert response.status_code == 403
