@@ -15,10 +15,13 @@ every quota release in their cohort.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import model as m
 from .quota import QuotaNode, available, potential_available
+
+Text = str | Callable[[], str]
+"""A status message, or what makes it: replays that write no status never format it."""
 
 FIT, PREEMPT, NO_FIT = 2, 1, 0
 WAITING_FOR_QUOTA = "WaitingForQuota"
@@ -38,7 +41,7 @@ class Assignment:
     usage: m.Usage | None = None
     borrowing: bool = False
     reason: str = WAITING_FOR_QUOTA
-    message: str = ""
+    message: Text = ""
     reserve: m.Usage | None = None
     """NoFit only: the request of a flavor that needed preemption but had no victims."""
 
@@ -56,6 +59,10 @@ class FlavorChoice:
     """``cells`` as a sorted tuple: the victim-search memo's key."""
     ceilings: tuple[tuple[m.FlavorResource, int, int], ...]
     """(cell, request, the most the queue could ever use there)."""
+    no_victims: str = ""
+    """The problem to report when preemption would be needed and finds nobody."""
+    assignment: m.PodSetAssignment | None = None
+    """The podSet's assignment to this flavor, when this is its only resource group."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +99,16 @@ def plan_flavors(
             wanted = {res: amount for res, amount in requests.items() if res in group.covered}
             if wanted:
                 groups.append(_group_choices(pod_set, group, wanted, node, flavors))
+        if len(groups) == 1:
+            groups = [tuple(_with_assignment(c, pod_set) for c in groups[0])]
         plans.append(PodSetPlan(pod_set.name, pod_set.count, tuple(groups)))
     return FlavorPlan(tuple(plans))
+
+
+def _with_assignment(choice: FlavorChoice, pod_set: m.PodSet) -> FlavorChoice:
+    flavors = {resource: choice.name for _, resource in choice.cells}
+    psa = m.PodSetAssignment(pod_set.name, flavors, choice.cells, pod_set.count)
+    return replace(choice, assignment=psa)
 
 
 def _group_choices(
@@ -114,7 +129,14 @@ def _group_choices(
         )
         mismatch = _mismatch(pod_set, flavors.get(quotas.name), label_keys, quotas.name)
         choices.append(
-            FlavorChoice(quotas.name, mismatch, cells, tuple(sorted(cells.items())), ceilings)
+            FlavorChoice(
+                quotas.name,
+                mismatch,
+                cells,
+                tuple(sorted(cells.items())),
+                ceilings,
+                f"no workloads to preempt in flavor {quotas.name}",
+            )
         )
     return tuple(choices)
 
@@ -134,8 +156,10 @@ class _Option:
     borrowing: bool
     cells: m.Usage
     cells_key: tuple = ()
-    problem: str = ""
+    problem: Text = ""
+    no_victims: str = ""
     kind: str = WAITING_FOR_QUOTA
+    assignment: m.PodSetAssignment | None = None
 
 
 def assign_flavors(
@@ -149,6 +173,12 @@ def assign_flavors(
     if plan.failure is not None:
         return plan.failure
     ctx = _Context(cq, node, can_preempt, fair_sharing)
+    if len(plan.pod_sets) == 1 and len(plan.pod_sets[0].groups) == 1:
+        # The usual workload: one podSet, one resource group; its assignment is planned.
+        option, problems = _pick(ctx, plan.pod_sets[0].groups[0], {})
+        if option is None:
+            return _failure(plan.pod_sets[0].name, problems, {})
+        return Assignment(option.mode, (option.assignment,), option.cells, option.borrowing)
     usage: m.Usage = {}
     assigned: list[m.PodSetAssignment] = []
     mode, borrowing = FIT, False
@@ -176,10 +206,12 @@ def _failure(pod_set: str, problems: list[_Option], usage: m.Usage) -> Assignmen
         reason = EXCEEDS_MAX_QUOTA
     else:
         reason = WAITING_FOR_QUOTA
-    detail = "; ".join(p.problem for p in problems) or "no flavor available"
-    failed = Assignment(
-        NO_FIT, reason=reason, message=f"couldn't assign flavors to pod set {pod_set}: {detail}"
-    )
+
+    def message() -> str:
+        detail = "; ".join(_text(p.problem) for p in problems) or "no flavor available"
+        return f"couldn't assign flavors to pod set {pod_set}: {detail}"
+
+    failed = Assignment(NO_FIT, reason=reason, message=message)
     # Kueue keeps such a head in Preempt mode with no targets; the scheduler
     # then holds quota for it for the rest of the cycle (see scheduler._reserve).
     victimless = next((p for p in problems if p.mode == PREEMPT), None)
@@ -211,7 +243,7 @@ def _pick(
         if option.mode == PREEMPT and fungibility.when_can_preempt == m.MAY_STOP:
             if can_preempt(option.cells, option.cells_key):
                 return option, problems
-            option.problem = f"no workloads to preempt in flavor {choice.name}"
+            option.problem = option.no_victims
             problems.append(option)
             continue
         candidates.append(option)
@@ -229,7 +261,7 @@ def _best(
     for option in ranked:
         if option.mode == FIT or can_preempt(option.cells, option.cells_key):
             return option
-        option.problem = f"no workloads to preempt in flavor {option.flavor}"
+        option.problem = option.no_victims
         problems.append(option)
     return None
 
@@ -238,24 +270,39 @@ def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
     """Classify one flavor for one podSet's requests in one resource group."""
     name, node = choice.name, ctx.node
     if choice.mismatch:
-        return _Option(name, NO_FIT, False, {}, (), choice.mismatch, NO_MATCHING_FLAVOR)
+        return _Option(name, NO_FIT, False, {}, (), choice.mismatch, kind=NO_MATCHING_FLAVOR)
     mode, borrowing = FIT, False
     for cell, amount, ceiling in choice.ceilings:
         resource = cell[1]
         total = amount + usage.get(cell, 0)
         if total > ceiling:
-            problem = f"insufficient quota for {resource} in flavor {name}, request > maximum capacity ({_fmt(total)} > {_fmt(ceiling)})"
-            return _Option(name, NO_FIT, False, {}, (), problem, EXCEEDS_MAX_QUOTA)
+
+            def problem(resource=resource, total=total, ceiling=ceiling) -> str:
+                return f"insufficient quota for {resource} in flavor {name}, request > maximum capacity ({_fmt(total)} > {_fmt(ceiling)})"
+
+            return _Option(name, NO_FIT, False, {}, (), problem, kind=EXCEEDS_MAX_QUOTA)
         quota = node.subtree_quota.get(cell, 0)
         borrowing = borrowing or node.usage.get(cell, 0) + total > quota
         free = available(node, cell)
         if total <= free:
             continue
         if not _may_preempt(ctx, total, quota):
-            problem = f"insufficient unused quota for {resource} in flavor {name}, {_fmt(total - free)} more needed"
-            return _Option(name, NO_FIT, False, {}, (), problem, WAITING_FOR_QUOTA)
+
+            def problem(resource=resource, short=total - free) -> str:
+                return f"insufficient unused quota for {resource} in flavor {name}, {_fmt(short)} more needed"
+
+            return _Option(name, NO_FIT, False, {}, (), problem)
         mode = PREEMPT
-    return _Option(name, mode, borrowing, choice.cells, choice.cells_key)
+    return _Option(
+        name,
+        mode,
+        borrowing,
+        choice.cells,
+        choice.cells_key,
+        "",
+        choice.no_victims,
+        assignment=choice.assignment,
+    )
 
 
 def _may_preempt(ctx: _Context, total: int, quota: int) -> bool:
@@ -286,6 +333,10 @@ def _mismatch(
         ):
             return f"untolerated taint {taint.key}={taint.value}:{taint.effect} in flavor {name}"
     return ""
+
+
+def _text(text: Text) -> str:
+    return text() if callable(text) else text
 
 
 def _fmt(milli: int) -> str:

@@ -7,11 +7,15 @@ first became pending while its reason and message are refreshed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import model as m
 from .clock import format_timestamp
 from .quantity import format_quantity
+
+Text = str | Callable[[], str]
+"""A message, or a function that makes it (see ``StatusWriter.pending``)."""
 
 QUOTA_RESERVED = "QuotaReserved"
 ADMITTED = "Admitted"
@@ -157,8 +161,9 @@ def mark_placement(wl: m.Workload, problem: str | None, now_ms: int) -> None:
 class StatusWriter:
     """Writes what the scheduler decides into each Workload's status (``wl.obj``)."""
 
-    def pending(self, wl: m.Workload, reason: str, message: str, now_ms: int) -> None:
-        mark_pending(wl, reason, message, now_ms)
+    def pending(self, wl: m.Workload, reason: str, message: Text, now_ms: int) -> None:
+        """``message`` may be deferred (a function that makes it): only a writer makes it."""
+        mark_pending(wl, reason, message() if callable(message) else message, now_ms)
 
     def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
         mark_admitted(wl, admission, now_ms)
@@ -187,7 +192,7 @@ class SilentStatusWriter(StatusWriter):
     """Writes nothing: for runs that read only the transition log (what-if replays,
     ETAs), where status writes would be a fifth of the work."""
 
-    def pending(self, wl: m.Workload, reason: str, message: str, now_ms: int) -> None:
+    def pending(self, wl: m.Workload, reason: str, message: Text, now_ms: int) -> None:
         pass
 
     def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:

@@ -78,6 +78,7 @@ class _Ledger(list):
         super().__init__()
         self.grid_ms = grid_ms
         self.by_key = {wl.key: wl for wl in trace}
+        self.gpus = {wl.key: wl.gpus for wl in trace}  # a property: summed once, not per run
         self.result = result
         self.run_start: dict[str, int] = {}
 
@@ -87,21 +88,22 @@ class _Ledger(list):
         if record is None:
             return
         if kind == "admit":
-            self._admit(record, at)
+            self._admit(engine_wl.key, at)
         elif kind in ("evict", "finish"):
             self._end_run(record, at, engine_wl, preempted=kind == "evict")
 
-    def _admit(self, record: TraceWorkload, at: int) -> None:
-        outcome = self.result.outcomes.setdefault(record.key, WorkloadOutcome())
-        if outcome.first_admit_ms is None:
-            outcome.first_admit_ms = at
-        self.run_start[record.key] = at
+    def _admit(self, key: str, at: int) -> None:
+        outcome = self.result.outcomes.get(key)
+        if outcome is None:
+            outcome = self.result.outcomes[key] = WorkloadOutcome(first_admit_ms=at)
+        self.run_start[key] = at
 
     def _end_run(self, record: TraceWorkload, at: int, engine_wl: Any, *, preempted: bool) -> None:
-        start = self.run_start.pop(record.key, None)
+        key = engine_wl.key
+        start = self.run_start.pop(key, None)
         if start is None:
             return
-        self._use(record, start, at)
+        self._use(key, record.team, start, at)
         if preempted:
             ran = at - start
             saved = (
@@ -111,21 +113,21 @@ class _Ledger(list):
                 # Resumed from its checkpoint: only the unsaved part runs again.
                 remaining = max(0, engine_wl.duration_ms - saved)
                 engine_wl.duration_ms = on_grid(remaining, self.grid_ms)
-            outcome = self.result.outcomes[record.key]
+            outcome = self.result.outcomes[key]
             outcome.preemptions += 1
-            outcome.lost_gpu_ms += (ran - saved) * record.gpus
+            outcome.lost_gpu_ms += (ran - saved) * self.gpus[key]
 
-    def _use(self, record: TraceWorkload, start: int, end: int) -> None:
+    def _use(self, key: str, team: str, start: int, end: int) -> None:
         window = self.result.window
         inside = min(end, window.end_ms) - max(start, window.start_ms)
         if inside > 0:
             used = self.result.gpu_ms_by_team
-            used[record.team] = used.get(record.team, 0.0) + inside * record.gpus
+            used[team] = used.get(team, 0.0) + inside * self.gpus[key]
 
     def close(self, at: int) -> None:
         """Runs still going when the replay stops count up to ``at``."""
         for key, start in self.run_start.items():
-            self._use(self.by_key[key], start, at)
+            self._use(key, self.by_key[key].team, start, at)
 
 
 def replay(
