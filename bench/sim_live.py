@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import argparse
 import io
+import sys
 import time
+from pathlib import Path
 
-from simcluster.controller import attach
-from simcluster.controller.history import export
-from simcluster.demo import DAY_MS, seed_history
-from simcluster.server import SimServer
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from simcluster.controller import attach  # noqa: E402
+from simcluster.controller.history import export  # noqa: E402
+from simcluster.demo import DAY_MS, seed_history  # noqa: E402
+from simcluster.server import SimServer  # noqa: E402
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 KUEUE = ("kueue.x-k8s.io", "workloads")
