@@ -1,6 +1,6 @@
 """Notebook API under load: gunicorn (2 workers) on loopback, an asyncio HTTP/1.1 client.
 
-Measures (and appends to docs/benchmarks.md under "Notebooks API" with ``--write``):
+Measures (figures, with the conditions of each run, go to docs/benchmarks.md by hand):
   1. GET /api/v1/notebooks/{id}/ throughput and p50/p99 at a fixed concurrency;
   2. POST /api/v1/notebooks/ latency p50/p99 (sequential, each with an Idempotency-Key);
   3. request → Workload exists in the simulated cluster, p50/p95 (a real Celery worker
@@ -10,7 +10,7 @@ Measures (and appends to docs/benchmarks.md under "Notebooks API" with ``--write
 
 Needs PostgreSQL and Redis; uses (and recreates) a scratch database:
 ``.venv/bin/python bench/notebook_api.py [--seconds 10] [--concurrency 16] [--creates 60]
-[--follows 20] [--write]`` (``--follows 0`` skips 4., e.g. for code without the watch).
+[--follows 20]`` (``--follows 0`` skips 4., e.g. for code without the watch).
 """
 
 from __future__ import annotations
@@ -312,7 +312,6 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--creates", type=int, default=60)
     parser.add_argument("--follows", type=int, default=20)
-    parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="qm-bench-nb-"))
@@ -454,27 +453,7 @@ def main() -> int:
             f"p95 {_pct(totals, 0.95):.2f} s."
         )
     print("\n".join(lines))
-    if args.write:
-        _write(lines, args)
     return 0
-
-
-def _write(lines: list[str], args) -> None:
-    path = ROOT / "docs" / "benchmarks.md"
-    text = path.read_text()
-    section = (
-        "## Notebooks API\n\n"
-        "`bench/notebook_api.py`: gunicorn with 2 gthread workers × 2 threads on loopback, PostgreSQL, one "
-        "Celery worker (4 threads) on Redis, the simulated cluster over HTTP; load from an "
-        "asyncio keep-alive HTTP/1.1 client in the same 2-core machine.\n\n"
-        "```\n.venv/bin/python bench/notebook_api.py --write\n```\n\n"
-        + "\n".join(lines)
-        + "\n\nTargets: ≥ 500 req/s and p99 ≤ 50 ms for status reads; request → Workload "
-        "p95 ≤ 1 s. The create path takes the pool row lock (see "
-        "`apps/jobs/services/notebooks.py`), so creates serialise by design.\n"
-    )
-    text = re.sub(r"## Notebooks API\n.*?(?=\n## |\Z)", "", text, flags=re.S).rstrip() + "\n\n"
-    path.write_text(text + section)
 
 
 if __name__ == "__main__":
