@@ -107,6 +107,7 @@ class _Run:
         self.stop = lambda: stop() or self.halt.is_set()
         self.events: queue.Queue = queue.Queue()
         self.known: dict[str, dict] = {}  # workload uid → object, to name preemptors
+        self.looked_for: set[str] = set()
         self.stats = {"events": 0, "batches": 0, "recorded": 0, "full_syncs": 0, "errors": []}
 
     def follow(self) -> dict:
@@ -208,12 +209,14 @@ class _Run:
         self.stats["recorded"] += counts["notebooks"] + counts["jobs"]
 
     def _learn_preemptors(self, client: KubeClient, observed: cluster.Observed) -> None:
-        """A preemption names its preemptor by UID; read every Workload once if it is new."""
+        """A preemption names its preemptor by UID; read every Workload if one is new to us
+        (once per UID: a preemptor that is gone stays unnamed, as in the periodic sync)."""
         wanted = set().union(*(st.preemptor_uids(w) for w in observed.workloads))
-        if wanted - self.known.keys():
+        if wanted - self.known.keys() - self.looked_for:
             self.known.update(
                 {w["metadata"]["uid"]: w for w in client.list(cluster.workload_ref())}
             )
+            self.looked_for |= wanted
 
 
 def _skip_listed(watch: ResumableWatch) -> Iterator[tuple[str, dict]]:

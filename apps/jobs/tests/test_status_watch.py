@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import connection
 
 from apps.jobs import sync
-from apps.jobs.choices import JobState, NotebookState
+from apps.jobs.choices import JobEventKind, JobState, NotebookState
 from apps.jobs.cluster import POD, STATEFULSET
-from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.models import BatchJob, JobEvent, Notebook
 from apps.jobs.services import (
     JobRequest,
     NotebookRequest,
@@ -29,6 +29,7 @@ from apps.jobs.tests.conftest import IMAGE
 from apps.jobs.watch import LEASE, STREAMS, run_status_watch
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import Worker, wait_until
+from apps.queues.tests.factories import set_policy
 from apps.reports.models import WatchCursor
 from portal.kube import KubeClient
 
@@ -111,11 +112,12 @@ def test_a_notebook_whose_objects_vanish_fails_with_the_reason(sim, pool, queue,
     assert failed.state_reason == sync.DELETED
 
 
-def train(user, i: int, seconds: int = 3600) -> BatchJob:
+def train(user, i: int, seconds: int = 3600, tier: str = "") -> BatchJob:
     request = JobRequest(
         template="pytorch-train",
         flavor="h100",
         gpus_per_pod=8,
+        priority_tier=tier,
         display_name=f"train-{i}",
         sim_duration_seconds=seconds,
         checkpoint_dir=f"runs/{i}",
@@ -156,6 +158,24 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
             sync.teardown_job(client, holder.pk)
         # The head is admitted (its own events); the other's position follows its queue's.
         wait_until(lambda: queued_positions() == [0], timeout=20)
+
+
+def test_a_preemption_is_recorded_with_who_preempted(
+    sim, pool, queue, scientist, lead, template, admin
+):
+    set_policy(queue, admin, preemption={"within_cluster_queue": "LowerPriority"})
+    reconcile(trigger="manual")
+    with watching(seconds=30):
+        low = [train(scientist, i, tier="p3-low") for i in range(4)]  # three get quota
+        wait_until(lambda: BatchJob.objects.filter(state=JobState.QUEUED).count() == 1, timeout=20)
+        urgent = train(lead, 9, tier="p1-high")
+
+        def preempted():
+            return JobEvent.objects.filter(job__in=low, kind=JobEventKind.PREEMPTED).first()
+
+        event = wait_until(preempted, timeout=20)
+    assert event.preemptor == f"team-vision/{urgent.name}"
+    assert event.reason  # Kueue's reason, e.g. InClusterQueue
 
 
 def test_a_run_hands_over_to_the_next_without_waiting_for_beat(sim, pool, tmp_path):
