@@ -30,7 +30,7 @@ from simcluster.server.patch import (
     merge_patch,
     strategic_merge,
 )
-from simcluster.server.resources import NAMESPACES, ResourceType
+from simcluster.server.resources import NAMESPACES, PODS, ResourceType
 from simcluster.server.selectors import Predicate
 from simcluster.server.store import Store
 from simcluster.server.targets import Result, Target, WriteOptions
@@ -137,6 +137,9 @@ class Cluster(DeletionMixin):
         obj = lifecycle.stamp_new(obj, self.now())
         if rtype is NAMESPACES:
             obj.setdefault("status", {})["phase"] = "Active"
+        if rtype is PODS:
+            # As kube-apiserver's pod strategy does: a pod is never seen without a phase.
+            obj["status"] = {"phase": "Pending"}
         obj, warnings = self._admit(target, obj, None, opts)
         if applied is None:
             record_update(None, obj, self._context(target, opts))

@@ -136,3 +136,4 @@ def types_in(group: str, version: str) -> list[ResourceType]:
 
 
 NAMESPACES = by_key("", "namespaces")
+PODS = by_key("", "pods")
