@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,16 @@ def _wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
         if process.poll() is not None or time.monotonic() > deadline:
             pytest.fail(f"prometheus did not become ready:\n{log.read_text()[-2000:]}")
         time.sleep(0.1)
+
+
+@pytest.fixture(autouse=True)
+def _stamps_after_now(monkeypatch):
+    # The recorder tests' status times must come after the workloads' real creation time,
+    # however long the suite ran before the test: restart their clock for every test.
+    from apps.reports.tests import workloads
+
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
+    monkeypatch.setattr(workloads, "T0", start)
 
 
 @pytest.fixture(scope="session")
