@@ -24,6 +24,8 @@ class WhatIfRun(models.Model):
     status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
     draft = models.JSONField()
     base_versions = models.JSONField(default=dict)
+    changes = models.JSONField(default=dict, blank=True)
+    """Per drafted queue, at request time: ``{"changes": [field diff], "breaches": [...]}``."""
     reason = models.TextField(blank=True)
     days = models.PositiveIntegerField()
     window_start = models.DateTimeField()

@@ -17,6 +17,7 @@ from apps.queues.errors import NotAllowed, PolicyError
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.quantity import parse_quantity
 from apps.queues.services.audit import record_audit
+from apps.queues.services.policy import Preview
 from apps.whatif import permissions, policies
 from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
 from apps.whatif.models import Replay, WhatIfRun
@@ -30,7 +31,7 @@ def request_whatif(
 ) -> WhatIfRun:
     """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
     queues = _drafted_queues(draft, actor)
-    _raise_on_invalid(queues, draft, actor)
+    previews = _previews_or_raise(queues, draft, actor)
     current, proposed = policies.current_and_proposed(draft)
     fair = policies.fair_sharing_enabled()
     days = days or settings.QM_WHATIF_HISTORY_DAYS
@@ -39,6 +40,10 @@ def request_whatif(
         requested_by=actor,
         draft=draft,
         base_versions={q.name: q.version for q in queues},
+        changes={
+            name: {"changes": preview.changes, "breaches": preview.breaches}
+            for name, preview in previews.items()
+        },
         reason=reason,
         days=days,
         window_start=end - timedelta(days=days),
@@ -76,14 +81,19 @@ def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
     return queues
 
 
-def _raise_on_invalid(queues: list[Queue], draft: policies.Draft, actor) -> None:
+def _previews_or_raise(queues: list[Queue], draft: policies.Draft, actor) -> dict[str, Preview]:
+    """Each drafted queue's preview (its field changes, envelope breaches); refuse invalid drafts."""
     errors: dict[str, list[str]] = {}
+    previews = {}
     for queue in queues:
-        preview = queue_services.preview_queue_change(queue, draft[queue.name], actor=actor)
+        preview = previews[queue.name] = queue_services.preview_queue_change(
+            queue, draft[queue.name], actor=actor
+        )
         for path, messages in preview.errors.items():
             errors.setdefault(f"{queue.name}.{path}", []).extend(messages)
     if errors:
         raise PolicyError(errors)
+    return previews
 
 
 def _capacity_gpus() -> float:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from apps.whatif.tests.conftest import worker  # noqa: F401 (fixture: a real Celery worker)
+
 CHROMIUM = os.environ.get("QM_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_FLAGS = [
@@ -56,3 +58,13 @@ def sign_in(page, base_url: str, username: str, password: str = "pw") -> None:
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base_url}/")
+
+
+def approve_as_admin(page, base_url: str, comment: str) -> None:
+    """Sign out, sign in as the admin (``root``) and approve the newest change request."""
+    page.click("button[type=submit]:has-text('Sign out')")
+    sign_in(page, base_url, "root")
+    page.goto(f"{base_url}/change-requests/")
+    page.click("table a >> nth=0")
+    page.fill("textarea[name=comment]", comment)
+    page.click("button[value=approve]")

@@ -4,7 +4,7 @@ envelope becomes a request that an admin approves."""
 import pytest
 
 from apps.queues.tests.factories import snapshot
-from tests.e2e.conftest import sign_in
+from tests.e2e.conftest import approve_as_admin, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -29,12 +29,7 @@ def test_beyond_the_envelope_goes_through_approval(page, live_server, queue, lea
     page.fill(H100, "40")
     page.click("button[name=save]")
     assert "Pending approval" in page.content()
-    page.click("button[type=submit]:has-text('Sign out')")
-    sign_in(page, live_server.url, "root")
-    page.goto(f"{live_server.url}/change-requests/")
-    page.click("table a >> nth=0")
-    page.fill("textarea[name=comment]", "approved for the deadline")
-    page.click("button[value=approve]")
+    approve_as_admin(page, live_server.url, "approved for the deadline")
     assert "Approved and applied" in page.content()
     assert snapshot(queue)["quotas"][0]["nominal"] == "40"
 

@@ -40,6 +40,19 @@ def test_request_renew_and_stop_a_notebook(browser, pool):
     assert notebook.state == NotebookState.STOPPED
 
 
+def test_a_queued_notebook_page_asks_for_its_predicted_start(browser, pool):
+    body = {"image": IMAGE, "flavor": "h100", "gpus": 1, "profile": "standard", "ttl_hours": 4}
+    browser.post("/notebooks/new/", {**body, "team": "vision"})
+    notebook = Notebook.objects.get()
+    page = browser.get(f"/notebooks/{notebook.pk}/").content.decode()
+    assert "data-eta" not in page  # only a queued notebook has a start to predict
+    Notebook.objects.filter(pk=notebook.pk).update(state=NotebookState.QUEUED)
+    page = browser.get(f"/notebooks/{notebook.pk}/").content.decode()
+    link = f"/api/v1/whatif/eta/?namespace=team-vision&amp;workload={notebook.name}"
+    assert f'href="{link}" data-eta' in page
+    assert "whatif/eta.js" in page
+
+
 def test_the_form_shows_a_refusal(browser, pool):
     body = {
         "image": IMAGE,

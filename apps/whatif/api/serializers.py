@@ -28,6 +28,7 @@ class WhatIfRunSerializer(serializers.ModelSerializer):
             "replays_done",
             "replays_total",
             "draft",
+            "changes",
             "reason",
             "days",
             "window_start",

@@ -27,7 +27,13 @@ DEFAULT_GRID_MS = 30_000
 
 @dataclass
 class WorkloadOutcome:
-    """What one workload went through in a replay."""
+    """What one workload went through in a replay.
+
+    ``first_admit_ms`` is its creation time plus the wait the replay gave it,
+    counted from its arrival on the grid: rounding an arrival up delays the
+    workload in the replay, but is not waiting for quota, so it is left out
+    (otherwise every workload admitted at once would "wait" up to a grid step).
+    """
 
     first_admit_ms: int | None = None
     preemptions: int = 0
@@ -79,6 +85,7 @@ class _Ledger(list):
         self.grid_ms = grid_ms
         self.by_key = {wl.key: wl for wl in trace}
         self.gpus = {wl.key: wl.gpus for wl in trace}  # a property: summed once, not per run
+        self.grid_delay = {wl.key: on_grid(wl.created_ms, grid_ms) - wl.created_ms for wl in trace}
         self.result = result
         self.run_start: dict[str, int] = {}
 
@@ -95,7 +102,8 @@ class _Ledger(list):
     def _admit(self, key: str, at: int) -> None:
         outcome = self.result.outcomes.get(key)
         if outcome is None:
-            outcome = self.result.outcomes[key] = WorkloadOutcome(first_admit_ms=at)
+            first_admit = at - self.grid_delay[key]
+            outcome = self.result.outcomes[key] = WorkloadOutcome(first_admit_ms=first_admit)
         self.run_start[key] = at
 
     def _end_run(self, record: TraceWorkload, at: int, engine_wl: Any, *, preempted: bool) -> None:

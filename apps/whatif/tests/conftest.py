@@ -1,12 +1,19 @@
-"""Fixtures of the what-if tests: two teams' queues and a recorded history of two days."""
+"""Fixtures of the what-if tests: a recorded history of two days and a real Celery worker."""
 
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
+import redis
 from celery import current_app
+from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
@@ -15,6 +22,8 @@ from apps.whatif.replay.manifests import arrivals
 from apps.whatif.replay.synthetic import Load, synthetic_trace
 from simcluster.engine import Simulation
 
+ROOT = Path(__file__).resolve().parents[3]
+
 
 @pytest.fixture
 def eager_celery():
@@ -22,6 +31,45 @@ def eager_celery():
     current_app.conf.task_always_eager = True
     yield
     current_app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def worker(tmp_path):
+    """A real Celery worker (2 processes) on Redis and the test database, fair sharing on."""
+    if connection.vendor != "postgresql" or not settings.REDIS_URL:
+        pytest.skip("needs PostgreSQL and REDIS_URL")
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "QM_CLUSTER_SYNC": "false",
+        "QM_KUEUE_FAIR_SHARING": "true",
+        "QM_DATA_DIR": str(tmp_path),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "portal",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "2",
+        "--loglevel",
+        "WARNING",
+        "--without-mingle",
+        "--without-gossip",
+        "-n",
+        f"whatif-{os.getpid()}@%h",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    yield process
+    process.terminate()
+    process.wait(timeout=30)
 
 
 class _Recorder(list):

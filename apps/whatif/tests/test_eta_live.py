@@ -7,7 +7,14 @@ from django.utils import timezone
 
 from apps.jobs import sync
 from apps.jobs.models import BatchJob
-from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.jobs.services import (
+    JobRequest,
+    NotebookRequest,
+    Principal,
+    request_notebook,
+    submit_job,
+)
+from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from apps.whatif.models import EtaPrediction
@@ -34,7 +41,7 @@ def _submit(scientist, i: int) -> BatchJob:
     return job
 
 
-def _eta(user, job: BatchJob) -> dict:
+def _eta(user, job) -> dict:
     response = api_as(user).get(
         "/api/v1/whatif/eta/", {"namespace": job.namespace, "workload": job.name}
     )
@@ -77,3 +84,19 @@ def test_another_teams_job_has_no_eta_for_another_teams_lead(
         "/api/v1/whatif/eta/", {"namespace": job.namespace, "workload": job.name}
     )
     assert response.status_code == 403
+
+
+def test_a_notebook_is_found_by_its_own_name(sim, pool, queue, scientist):
+    # Its Workload is named after the StatefulSet's pod group; the page asks by the notebook's name.
+    reconcile(trigger="manual")
+    spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    with KubeClient() as client:
+        assert sync.provision_notebook(client, notebook.pk) == "created"
+
+    def admitted():
+        answer = _eta(scientist, notebook)
+        return answer if answer["state"] == "admitted" else None
+
+    answer = wait_until(admitted, timeout=30, interval=0.5)
+    assert answer["workload"].startswith(f"statefulset-{notebook.name}-")

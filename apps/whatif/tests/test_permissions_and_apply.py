@@ -31,6 +31,18 @@ def test_a_lead_runs_a_whatif_on_their_queue(queue, lead):
     assert response.json()["status"] == RunStatus.QUEUED
 
 
+def test_a_run_shows_what_its_draft_changes_and_whether_it_needs_approval(queue, lead, envelope):
+    run = _post(lead, {"vision": BIGGER}).json()
+    vision = run["changes"]["vision"]
+    fields = {c["field"]: (c["before"], c["after"]) for c in vision["changes"]}
+    assert fields["quotas[h100/nvidia.com/gpu].nominal"] == ("16", "40")
+    # A proposal's quotas replace the queue's (as PUT does): leaving a100 out removes it.
+    assert fields["quotas[a100/nvidia.com/gpu].nominal"] == ("8", None)
+    assert vision["breaches"] and "24" in vision["breaches"][0]
+    inside = _post(lead, {"vision": SMALLER}).json()["changes"]["vision"]
+    assert inside["breaches"] == []
+
+
 def test_an_invalid_draft_is_refused_with_its_errors(queue, lead):
     response = _post(lead, {"vision": {"fair_weight": "-1"}})
     assert response.status_code == 400

@@ -3,7 +3,8 @@
 from apps.whatif.replay.engine import replay
 from apps.whatif.replay.fidelity import fidelity
 from apps.whatif.replay.metrics import team_metrics
-from apps.whatif.tests.helpers import objects, queue, recorded, seeded_trace, window
+from apps.whatif.replay.trace import PodSetSpec, TraceWorkload
+from apps.whatif.tests.helpers import START_MS, objects, queue, recorded, seeded_trace, window
 
 
 def _current():
@@ -43,3 +44,28 @@ def test_preempted_checkpointed_work_counts_only_what_was_lost():
     # Checkpoints every 30 minutes: no preemption loses more than half an hour of a job.
     lost_hours = sum(m.gpu_hours_lost for m in metrics.values())
     assert 0 < lost_hours <= preempted * 0.5 * 8
+
+
+def _job(name: str, created_s: int, gpus: int, minutes: int) -> TraceWorkload:
+    return TraceWorkload(
+        uid=f"uid-{name}",
+        namespace="team-vision",
+        name=name,
+        team="vision",
+        queue="vision",
+        priority=0,
+        created_ms=START_MS + created_s * 1000,
+        pod_sets=(PodSetSpec(1, {"nvidia.com/gpu": gpus}),),
+        work_ms=minutes * 60_000,
+    )
+
+
+def test_rounding_arrivals_to_the_grid_is_not_counted_as_waiting():
+    # Arrivals 7 s and 20 s past the minute: the replay moves both to the next 30 s
+    # step. The first starts at once; the second waits for the first's 8 GPUs.
+    first, second = _job("first", 7, 8, 10), _job("second", 20, 8, 10)
+    result = replay(objects([queue("vision", "8")]), [first, second], window())
+    assert result.outcomes[first.key].first_admit_ms == first.created_ms
+    waited = result.outcomes[second.key].first_admit_ms - second.created_ms
+    # It waits from its own grid arrival (30 s) until the first ends (30 s + 10 min).
+    assert waited == 10 * 60_000
