@@ -39,6 +39,8 @@ def _env() -> dict[str, str]:
     env.setdefault("QM_ENV", "dev")
     # The demo's idle notebook is warned, then culled, within minutes of the start.
     env.setdefault("QM_CULL_INTERVAL_SECONDS", "60")
+    # The demo's Kueue runs with fair sharing (see _start_cluster), so weights matter.
+    env.setdefault("QM_KUEUE_FAIR_SHARING", "true")
     env["PYTHONUNBUFFERED"] = "1"
     if env_bool("QM_CLUSTER_SYNC", True):
         env["KUBECONFIG"] = str(KUBECONFIG)
@@ -82,6 +84,8 @@ def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
     snapshot = ROOT / "var" / "simcluster.json"
     argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
     argv += ["--kubeconfig-out", str(KUBECONFIG), "--snapshot", str(snapshot)]
+    if env_bool("QM_KUEUE_FAIR_SHARING", True):
+        argv += ["--fair-sharing"]  # what the portal's settings say the cluster's Kueue does
     if first_start:
         # First start: the engine replays a generated week in virtual time, labelled
         # as ours so the portal adopts the demo queues; later starts resume the snapshot.

@@ -29,9 +29,16 @@ def attach(
     tick: float = 0.5,
     prices: dict[str, float] | None = None,
     run: bool = True,
+    kueue_config: dict | None = None,
 ) -> Controller:
-    """Create the controller for ``server`` and (unless ``run=False``) start its thread."""
-    controller = Controller(server, SimClock(clock, start_ms), prices=prices)
+    """Create the controller for ``server`` and (unless ``run=False``) start its thread.
+
+    ``kueue_config`` is a Kueue ``Configuration`` (config.kueue.x-k8s.io), as the
+    real controller reads from its config file; ``None`` is Kueue's default.
+    """
+    controller = Controller(
+        server, SimClock(clock, start_ms), prices=prices, kueue_config=kueue_config
+    )
     server.pending_provider = lambda _cluster, cq: controller.pending(cq)
     server.metrics_provider = metrics_route(controller)
     server.hook_extensions["clock"] = clock_route(controller)

@@ -43,9 +43,17 @@ class Controller:
     """See the module docstring. All public methods take ``self.lock``."""
 
     def __init__(
-        self, server: Any, clock: SimClock, *, prices: dict[str, float] | None = None
+        self,
+        server: Any,
+        clock: SimClock,
+        *,
+        prices: dict[str, float] | None = None,
+        kueue_config: Obj | None = None,
     ) -> None:
         self.server = server
+        # Kueue's own Configuration (e.g. its fairSharing block): a start-up setting
+        # of the real controller, not an API object.
+        self.kueue_config = kueue_config
         self.store = server.cluster.store
         self.clock = clock
         server.cluster.clock = clock.datetime

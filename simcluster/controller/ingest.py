@@ -232,7 +232,7 @@ def drop(ctl: Controller, t: Tracked) -> None:
 
 def config_objects(ctl: Controller) -> list[Obj]:
     """Every quota-relevant object, as manifests the engine can read."""
-    out = []
+    out = [ctl.kueue_config] if ctl.kueue_config else []
     for key, kind in CONFIG_KINDS.items():
         out.extend({**obj, "kind": kind} for obj in ctl.store.list(key))
     return out

@@ -60,8 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep submitting demo jobs every 20-60 s (real clock; implied by --seed-history)",
     )
     live.add_argument("--prices", help='JSON file of $/GPU-hour by GPU class, e.g. {"h100": 4.0}')
+    live.add_argument(
+        "--fair-sharing",
+        action="store_true",
+        help="run Kueue with fair sharing on (a Configuration with a fairSharing block, "
+        "Kueue's default preemption strategies)",
+    )
     live.add_argument("--no-controller", action="store_true", help="serve the API only")
     return parser
+
+
+def kueue_config(args: argparse.Namespace) -> dict | None:
+    """The Kueue Configuration the flags ask for (None: Kueue's defaults)."""
+    if not args.fair_sharing:
+        return None
+    return {
+        "apiVersion": "config.kueue.x-k8s.io/v1beta1",
+        "kind": "Configuration",
+        "fairSharing": {},
+    }
 
 
 def start_controller(server: SimServer, args: argparse.Namespace) -> None:
@@ -71,9 +88,9 @@ def start_controller(server: SimServer, args: argparse.Namespace) -> None:
     from simcluster.controller.clock import wall_ms
     from simcluster.demo import DAY_MS, Trickle, demo_objects, seed_history
 
-    prices = load_prices(args.prices)
+    prices, config = load_prices(args.prices), kueue_config(args)
     if not args.seed_history:
-        attach(server, args.clock, tick=args.tick, prices=prices)
+        attach(server, args.clock, tick=args.tick, prices=prices, kueue_config=config)
     else:
         now = wall_ms()
         ctl = attach(
@@ -82,6 +99,7 @@ def start_controller(server: SimServer, args: argparse.Namespace) -> None:
             start_ms=now - int(args.seed_history * DAY_MS),
             prices=prices,
             run=False,
+            kueue_config=config,
         )
         labels = dict(item.split("=", 1) for item in args.seed_label)
         catalogue = demo_objects(labels=labels)

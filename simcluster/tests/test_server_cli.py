@@ -12,7 +12,7 @@ import pytest
 from kubernetes import client, config
 
 from simcluster.__main__ import main
-from simcluster.tests.conftest import KUBECTL, KUEUE, REPO, ServerProcess, make_cq
+from simcluster.tests.conftest import KUBECTL, KUEUE, REPO, ServerProcess, make_cq, wait_until
 
 
 def custom_api(kubeconfig) -> client.CustomObjectsApi:
@@ -116,3 +116,21 @@ def test_unknown_commands_exit_2():
         timeout=30,
     )
     assert result.returncode == 2
+
+
+@pytest.mark.parametrize("fair_sharing", [True, False])
+def test_fair_sharing_is_a_start_up_setting_of_its_kueue(tmp_path, fair_sharing):
+    server = ServerProcess(tmp_path, *(["--fair-sharing"] if fair_sharing else []))
+    try:
+        api = custom_api(server.kubeconfig_path)
+        api.create_cluster_custom_object(*KUEUE, "clusterqueues", make_cq("team-a"))
+
+        def published():
+            cq = api.get_cluster_custom_object(*KUEUE, "clusterqueues", "team-a")
+            return cq.get("status", {}).get("conditions") and cq["status"]
+
+        status = wait_until(published, timeout=15, interval=0.1)
+        # Kueue reports a weighted share only when its Configuration enables fair sharing.
+        assert ("fairSharing" in status) is fair_sharing
+    finally:
+        assert server.stop() == 0
