@@ -333,7 +333,8 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
             job=job,
             key=entry.key,
             defaults={
-                "at": entry.at,
+                # Kubernetes stamps conditions to the second; nothing happened before submission.
+                "at": max(entry.at, job.created_at),
                 "kind": entry.kind,
                 "reason": entry.reason,
                 "message": entry.message[:2000],

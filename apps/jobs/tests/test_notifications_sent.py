@@ -119,3 +119,17 @@ def test_the_owner_learns_who_preempted_their_job_and_what_was_lost(scientist, q
     assert "preempted by team-nlp/llm-pretrain (InCohortReclamation)" in message.body
     assert "about 40 min of work" in message.body
     assert f"/jobs/{job.pk}/" in message.body
+
+
+def test_history_stamped_to_the_second_never_comes_before_the_submission(
+    scientist, queue, template
+):
+    spec = JobRequest(template="pytorch-train", flavor="h100", gpus_per_pod=2)
+    submitted = T0 + timedelta(milliseconds=600)
+    job, _ = submit_job(scientist, spec, actor=Principal(scientist), now=submitted)
+    admitted = HistoryEntry(
+        key="admitted:1", kind=JobEventKind.ADMITTED, at=T0, reason="QuotaReserved", message=""
+    )
+    apply_job_status(job, JobStatus(JobState.ADMITTED, history=(admitted,)), now=submitted)
+    kinds = [(e.kind, e.at) for e in job.events.all()]
+    assert kinds == [(JobEventKind.SUBMITTED, submitted), (JobEventKind.ADMITTED, submitted)]
