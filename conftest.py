@@ -48,6 +48,30 @@ def _fresh_rate_limits():
     cache.clear()
 
 
+def pytest_generate_tests(metafunc):
+    # Tests marked ``both_clusters`` run against the simulated and the real control plane;
+    # the cluster fixtures (``cluster``, ``sim``) read which one from ``request.param``.
+    if not metafunc.definition.get_closest_marker("both_clusters"):
+        return
+    for name in ("cluster", "sim"):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, ["sim", "real"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def real_control_plane(tmp_path_factory):
+    """kube-apiserver, etcd, controllers, KWOK and the real Kueue, once per session;
+    with the portal's ServiceAccount and its deployed ClusterRole."""
+    from apps.queues.tests.real_cluster import grant_portal
+    from realcluster.controlplane import ControlPlane
+
+    plane = ControlPlane(tmp_path_factory.mktemp("realcluster")).up()
+    try:
+        yield plane, grant_portal(plane, plane.workdir / "portal.kubeconfig")
+    finally:
+        plane.down()
+
+
 @pytest.fixture
 def admin(db):
     return make_admin()

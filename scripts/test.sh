@@ -7,6 +7,9 @@ BIN=.venv/bin
 
 bash scripts/services.sh
 
+echo "== real control plane (built from Go modules once per version set, then cached)"
+bash realcluster/build.sh >/dev/null
+
 echo "== conventions"
 $BIN/ruff check .
 $BIN/ruff format --check .

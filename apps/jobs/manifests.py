@@ -19,7 +19,8 @@ NOTEBOOK_LABEL = "quartermaster.io/notebook"
 JOB_LABEL = "quartermaster.io/job"
 OWNER_LABEL = "quartermaster.io/owner"
 CHECKPOINT_ANNOTATION = "simcluster/checkpoint-interval"
-DURATION_ANNOTATION = "simcluster/duration"
+# How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
+DURATION_ANNOTATION = "quartermaster.io/simulated-duration"
 NOTEBOOK_PORT = 8888
 RUN_AS = 1000
 # Seconds a preempted or cancelled trainer gets between SIGTERM and SIGKILL to write a checkpoint.

@@ -28,6 +28,9 @@ SIM_ANNOTATIONS = (
     "simcluster/utilization",
     "simcluster/checkpoint-interval",
 )
+# The cluster-agnostic run time a demo job asks for (the portal writes it; the real test
+# cluster's KWOK stage honours it too); the engine reads it as ``simcluster/duration``.
+SIMULATED_DURATION = "quartermaster.io/simulated-duration"
 
 
 @dataclass
@@ -99,8 +102,15 @@ def owner_of(obj: Obj) -> Owner | None:
         template,
         count,
         workload_name(kind, m["name"], m.get("uid") or ""),
-        {k: v for k, v in annotations.items() if k in SIM_ANNOTATIONS},
+        _simulation_notes(annotations),
     )
+
+
+def _simulation_notes(annotations: dict[str, str]) -> dict[str, str]:
+    notes = {k: v for k, v in annotations.items() if k in SIM_ANNOTATIONS}
+    if SIMULATED_DURATION in annotations:
+        notes.setdefault("simcluster/duration", annotations[SIMULATED_DURATION])
+    return notes
 
 
 def _template_annotations(template: Obj) -> dict[str, str]:

@@ -43,8 +43,6 @@ def _cq_spec_up(spec: Obj) -> None:
 
 def _cq_spec_down(spec: Obj) -> None:
     _rename(spec, "cohortName", "cohort")
-    # v1beta1 has no concurrentAdmissionPolicy; the field cannot be expressed.
-    spec.pop("concurrentAdmissionPolicy", None)
 
 
 def _workload_spec_up(spec: Obj) -> None:

@@ -29,12 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 KUEUE = ("kueue.x-k8s.io", "v1beta2")
 
 
-def shared_dir() -> Path:
-    """``../shared`` next to the repo, or ``$QM_SHARED_DIR``."""
-    return Path(os.environ.get("QM_SHARED_DIR") or REPO.parent / "shared")
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.05) -> Any:
+def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05) -> Any:
     """Poll ``predicate`` until truthy; fail the test at the deadline."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

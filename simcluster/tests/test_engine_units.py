@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from realcluster.build_info import kueue_crd_dir
 from simcluster.engine.clock import format_timestamp, parse_duration, parse_timestamp
 from simcluster.engine.quantity import QuantityError, format_quantity, parse_quantity
 from simcluster.engine.quota import (
@@ -24,7 +26,6 @@ from simcluster.engine.reports import pending_workloads
 from simcluster.engine.scenario import build_simulation, run_scenario
 
 CELL = ("default", "cpu")
-CRDS = Path("/work/shared/kueue-crds")
 
 
 @pytest.mark.parametrize(
@@ -179,14 +180,12 @@ def test_pending_positions_follow_priority_then_age():
 
 
 def _schema(kind_file: str) -> dict:
-    crd = yaml.safe_load((CRDS / kind_file).read_text())
+    crd = yaml.safe_load((kueue_crd_dir() / kind_file).read_text())
     version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta2")
     return version["schema"]["openAPIV3Schema"]
 
 
-@pytest.mark.skipif(not CRDS.exists(), reason="Kueue CRDs not available")
 def test_written_workload_status_matches_the_crd_schema():
-    jsonschema = pytest.importorskip("jsonschema")
     schema = _schema("kueue.x-k8s.io_workloads.yaml")["properties"]["status"]
     text = (Path(__file__).parent / "scenarios" / "finish_then_next.yaml").read_text()
     for wl in run_scenario(text):

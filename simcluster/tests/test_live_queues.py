@@ -66,8 +66,12 @@ def test_it_admits_but_cannot_place_a_fragmented_gang(live, hooks, core, batch, 
 
     batch.delete_namespaced_job("half", NS, propagation_policy="Background")
 
-    running = wait_until(lambda: [p for p in job_pods(core, "wide") if p.status.phase == "Running"])
-    assert len(running) == 2
+    # Both pods of the gang start, though not necessarily in the same status write.
+    def both_running():
+        running = [p for p in job_pods(core, "wide") if p.status.phase == "Running"]
+        return len(running) == 2 and running
+
+    assert len(wait_until(both_running)) == 2
 
 
 def test_a_quiet_tick_writes_nothing(live, hooks, core, batch, custom):

@@ -18,9 +18,10 @@ import pytest
 import yaml
 from kubernetes import client
 
+from realcluster.build_info import kueue_crd_dir
 from simcluster.server.validation.kueue_schemas import SCHEMAS
 from simcluster.server.validation.schema import MISSING, Arr, Int, Map, Node, Obj, Preserve, Str
-from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload, shared_dir
+from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload
 
 CRD_FILES = {
     "ClusterQueue": "clusterqueues",
@@ -34,10 +35,7 @@ INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 
 def crd_dir() -> Path:
-    path = shared_dir() / "kueue-crds"
-    if not path.is_dir():
-        pytest.skip(f"CRDs not found at {path} (set QM_SHARED_DIR)")
-    return path
+    return kueue_crd_dir()
 
 
 @functools.cache

@@ -28,7 +28,7 @@ def sync_until(check):
             sync.sync_status(client, now=timezone.now())
         return check()
 
-    return wait_until(attempt, timeout=30, interval=0.2)
+    return wait_until(attempt, timeout=60, interval=0.2)
 
 
 @pytest.mark.usefixtures("sim", "pool")

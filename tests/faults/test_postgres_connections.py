@@ -57,7 +57,7 @@ def gunicorn(tmp_path):
     with open(tmp_path / "gunicorn.log", "w") as log:
         process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: _status(f"{base}/healthz") == 200, timeout=30)
+    wait_until(lambda: _status(f"{base}/healthz") == 200, timeout=60)
     yield base
     process.terminate()
     process.wait(timeout=20)

@@ -69,6 +69,6 @@ def test_a_task_killed_mid_run_is_redone(catalog, cluster, prefork_worker, tmp_p
     assert not SyncRun.objects.exists()  # the run never finished
 
     wait_until(lambda: cluster.get("LocalQueue", "vision", "team-vision"), timeout=90)
-    wait_until(lambda: SyncRun.objects.filter(trigger="manual", error="").exists(), timeout=30)
+    wait_until(lambda: SyncRun.objects.filter(trigger="manual", error="").exists(), timeout=60)
     log = (tmp_path / "worker.log").read_text()
     assert "SIGKILL" in log and prefork_worker.poll() is None

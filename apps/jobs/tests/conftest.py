@@ -98,19 +98,30 @@ __all__ = ["api_as", "notebook_body", "token_client", "IMAGE"]
 
 
 @pytest.fixture
-def sim(tmp_path, settings):
-    """The simulated cluster (live controller, real clock) with two 8-GPU nodes."""
+def sim(request, tmp_path, settings):
+    """A cluster with a live Kueue and two 8-GPU nodes: by default the simulated cluster
+    (live controller, real clock); with ``both_clusters`` also the session's real control
+    plane (the real Kueue, KWOK nodes), wiped after the test."""
     from apps.queues.tests.cluster import SimCluster
+    from apps.queues.tests.real_cluster import RealCluster
 
-    cluster = SimCluster(tmp_path).start()
-    settings.KUBECONFIG = str(cluster.kubeconfig)
     settings.QM_CLUSTER_SYNC = True
     settings.KUEUE_API_VERSION = "v1beta2"
     settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
+    if getattr(request, "param", "sim") == "real":
+        plane, portal_kubeconfig = request.getfixturevalue("real_control_plane")
+        cluster = RealCluster(plane, portal_kubeconfig)
+        settings.KUBECONFIG = str(portal_kubeconfig)
+    else:
+        cluster = SimCluster(tmp_path).start()
+        settings.KUBECONFIG = str(cluster.kubeconfig)
     for i in range(2):
         add_node(cluster, f"gpu-{i}")
     yield cluster
-    cluster.stop()
+    if getattr(request, "param", "sim") == "real":
+        cluster.wipe()
+    else:
+        cluster.stop()
 
 
 def add_node(
@@ -122,7 +133,8 @@ def add_node(
     node_ref = ResourceRef("", "v1", "nodes", "Node", False)
     resources = {"cpu": "128", "memory": "1Ti", "pods": "110"}
     resources.update(devices or {"nvidia.com/gpu": str(gpus)})
-    meta = {"name": name, "labels": labels or {}}
+    # KWOK keeps annotated nodes Ready on the real control plane; the simulator ignores it.
+    meta = {"name": name, "labels": labels or {}, "annotations": {"kwok.x-k8s.io/node": "fake"}}
     with cluster.client() as kube:
         kube.create(node_ref, {"apiVersion": "v1", "kind": "Node", "metadata": meta})
         kube._call(

@@ -12,7 +12,7 @@ from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from portal.kube import KubeClient
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 
 
 def synced(model, pk, *states):
@@ -22,7 +22,7 @@ def synced(model, pk, *states):
         obj = model.objects.get(pk=pk)
         return obj if obj.state in states else None
 
-    return wait_until(check, timeout=30, interval=0.2)
+    return wait_until(check, timeout=60, interval=0.2)
 
 
 def test_the_pool_is_reconciled_as_its_own_queues(sim, pool, queue):
@@ -118,7 +118,7 @@ def test_jobs_queue_with_a_position_and_a_plain_reason(sim, pool, queue, scienti
         ok = set(rows) == {"running", "admitted", "queued"} and waiting.queue_position == 0
         return rows if ok else None
 
-    rows = wait_until(settled, timeout=30, interval=0.2)
+    rows = wait_until(settled, timeout=60, interval=0.2)
     assert rows["admitted"].pending_reason == (
         "admitted but unschedulable: no node has 8 free nvidia.com/gpu"
     )

@@ -47,7 +47,7 @@ def test_the_idle_notebook_is_alices_since_it_was_created(demo_cluster):
             sync.sync_status(client, now=timezone.now())
         return Notebook.objects.filter(state=NotebookState.READY).first()
 
-    notebook = wait_until(ready, timeout=30, interval=0.2)
+    notebook = wait_until(ready, timeout=60, interval=0.2)
     assert (notebook.owner.username, notebook.requested_by.username) == ("alice", "alice")
     assert (notebook.namespace, notebook.name) == ("team-vision", sim_demo.IDLE_NOTEBOOK)
     assert notebook.created_at == parse_datetime(created)

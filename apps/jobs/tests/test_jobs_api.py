@@ -29,7 +29,7 @@ def test_a_job_renders_as_a_suspended_labelled_job(scientist, queue, template):
     assert labels["kueue.x-k8s.io/max-exec-time-seconds"] == "5400"
     assert manifest["metadata"]["annotations"] == {
         "simcluster/checkpoint-interval": "900s",
-        "simcluster/duration": "600s",
+        "quartermaster.io/simulated-duration": "600s",
     }
     pod = manifest["spec"]["template"]["spec"]
     assert pod["terminationGracePeriodSeconds"] == 120

@@ -75,11 +75,12 @@ def pod_ready_at(sim, notebook: Notebook) -> str | None:
     return ready.get("lastTransitionTime") if ready.get("status") == "True" else None
 
 
+@pytest.mark.both_clusters
 def test_a_notebook_turns_ready_from_watch_events(sim, pool, queue, scientist):
     reconcile(trigger="manual")
     with watching(seconds=15):
         notebook = new_notebook(scientist)
-        ready = wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+        ready = wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=60)
     assert ready.workload_name.startswith(f"statefulset-{notebook.name}-")
     # Ready since the pod became ready, as the cluster says, not since someone looked.
     assert ready.ready_at.isoformat().replace("+00:00", "Z") == pod_ready_at(sim, notebook)
@@ -94,10 +95,10 @@ def test_the_next_run_resumes_where_the_last_one_stopped(sim, pool, queue, scien
     assert all(saved.get(stream.cursor) for stream in STREAMS)
 
     notebook = new_notebook(scientist)  # while nobody watches
-    wait_until(lambda: pod_ready_at(sim, notebook), timeout=20)
+    wait_until(lambda: pod_ready_at(sim, notebook), timeout=60)
     assert Notebook.objects.get(pk=notebook.pk).state == NotebookState.QUEUED
     with watching(seconds=4) as second:
-        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=60)
     assert second["full_syncs"] == 0 and second["events"] > 0  # replayed, not relisted
 
 
@@ -105,10 +106,10 @@ def test_a_notebook_whose_objects_vanish_fails_with_the_reason(sim, pool, queue,
     reconcile(trigger="manual")
     with watching(seconds=12):
         notebook = new_notebook(scientist)
-        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=20)
+        wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=60)
         with sim.client() as kube:
             kube.delete(STATEFULSET, notebook.name, notebook.namespace)
-        failed = wait_until(in_state(Notebook, notebook.pk, NotebookState.FAILED), timeout=20)
+        failed = wait_until(in_state(Notebook, notebook.pk, NotebookState.FAILED), timeout=60)
     assert failed.state_reason == sync.DELETED
 
 
@@ -129,16 +130,18 @@ def train(user, i: int, seconds: int = 3600, tier: str = "") -> BatchJob:
     return job
 
 
+@pytest.mark.both_clusters
 def test_a_job_runs_and_succeeds_with_its_history(sim, pool, queue, scientist, template):
     reconcile(trigger="manual")
     with watching(seconds=20):
         job = train(scientist, 0, seconds=3)
-        wait_until(in_state(BatchJob, job.pk, JobState.RUNNING), timeout=20)
-        done = wait_until(in_state(BatchJob, job.pk, JobState.SUCCEEDED), timeout=20)
+        wait_until(in_state(BatchJob, job.pk, JobState.RUNNING), timeout=60)
+        done = wait_until(in_state(BatchJob, job.pk, JobState.SUCCEEDED), timeout=60)
     assert done.ended_at is not None and done.queue_position is None
     assert {"submitted", "admitted"} <= set(done.events.values_list("kind", flat=True))
 
 
+@pytest.mark.both_clusters
 def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, scientist, template):
     """Of five 8-GPU jobs, three get quota (as in test_cluster_flow) and two wait."""
     reconcile(trigger="manual")
@@ -149,7 +152,7 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
             rows = BatchJob.objects.filter(pk__in=[j.pk for j in jobs], state=JobState.QUEUED)
             return sorted(r.queue_position for r in rows if r.queue_position is not None)
 
-        wait_until(lambda: queued_positions() == [0, 1], timeout=20)
+        wait_until(lambda: queued_positions() == [0, 1], timeout=60)
         holder = BatchJob.objects.filter(pk__in=[j.pk for j in jobs]).exclude(
             state=JobState.QUEUED
         )[0]
@@ -157,9 +160,10 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
         with KubeClient() as client:
             sync.teardown_job(client, holder.pk)
         # The head is admitted (its own events); the other's position follows its queue's.
-        wait_until(lambda: queued_positions() == [0], timeout=20)
+        wait_until(lambda: queued_positions() == [0], timeout=60)
 
 
+@pytest.mark.both_clusters
 def test_a_preemption_is_recorded_with_who_preempted(
     sim, pool, queue, scientist, lead, template, admin
 ):
@@ -167,13 +171,13 @@ def test_a_preemption_is_recorded_with_who_preempted(
     reconcile(trigger="manual")
     with watching(seconds=30):
         low = [train(scientist, i, tier="p3-low") for i in range(4)]  # three get quota
-        wait_until(lambda: BatchJob.objects.filter(state=JobState.QUEUED).count() == 1, timeout=20)
+        wait_until(lambda: BatchJob.objects.filter(state=JobState.QUEUED).count() == 1, timeout=60)
         urgent = train(lead, 9, tier="p1-high")
 
         def preempted():
             return JobEvent.objects.filter(job__in=low, kind=JobEventKind.PREEMPTED).first()
 
-        event = wait_until(preempted, timeout=20)
+        event = wait_until(preempted, timeout=60)
     assert event.preemptor == f"team-vision/{urgent.name}"
     assert event.reason  # Kueue's reason, e.g. InClusterQueue
 

@@ -29,12 +29,7 @@ REPO = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r"simcluster listening on http://127\.0\.0\.1:(\d+)")
 
 
-def shared_dir() -> Path:
-    """``../shared`` next to the repo, or ``$QM_SHARED_DIR``."""
-    return Path(os.environ.get("QM_SHARED_DIR") or REPO / ".." / "shared")
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05):
+def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05):
     """Poll ``predicate`` until it returns something truthy; fail at the deadline."""
     deadline = time.monotonic() + timeout
     while True:

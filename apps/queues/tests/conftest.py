@@ -11,6 +11,7 @@ from django.db import connection
 
 from apps.queues.tests.cluster import SimCluster, Worker
 from apps.queues.tests.factories import make_queue, make_team, quota
+from apps.queues.tests.real_cluster import RealCluster
 
 
 def pytest_configure(config):
@@ -20,13 +21,22 @@ def pytest_configure(config):
 
 
 @pytest.fixture
-def cluster(tmp_path, settings):
-    """A fresh simulated API server subprocess (no Kueue controller); the portal is pointed at it."""
-    sim = SimCluster(tmp_path, controller=False).start()
-    settings.KUBECONFIG = str(sim.kubeconfig)
+def cluster(request, tmp_path, settings):
+    """The cluster the portal is pointed at: by default a fresh simulated API server
+    subprocess (no Kueue controller); ``real`` is the session's real control plane with
+    the real Kueue, wiped after the test."""
     settings.QM_CLUSTER_SYNC = True
     settings.KUEUE_API_VERSION = "v1beta2"
     settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
+    if getattr(request, "param", "sim") == "real":
+        plane, portal_kubeconfig = request.getfixturevalue("real_control_plane")
+        real = RealCluster(plane, portal_kubeconfig)
+        settings.KUBECONFIG = str(portal_kubeconfig)
+        yield real
+        real.wipe()
+        return
+    sim = SimCluster(tmp_path, controller=False).start()
+    settings.KUBECONFIG = str(sim.kubeconfig)
     yield sim
     sim.stop()
 

@@ -1,6 +1,7 @@
 """Kueue CRD OpenAPI schemas as JSON Schema validators (tests only).
 
-The CRDs are read from ``../shared/kueue-crds`` (or ``$QM_SHARED_DIR``). Kubernetes
+The CRDs are read from the pinned Kueue release in the Go module cache
+(``realcluster/versions.env``; downloaded on first use). Kubernetes
 extensions are translated: ``x-kubernetes-int-or-string`` becomes "integer or
 string"; objects with declared properties reject unknown fields (the API server
 would silently prune them, hiding a typo); CEL rules are not evaluated (the
@@ -15,7 +16,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from apps.queues.tests.cluster import shared_dir
+from realcluster.build_info import kueue_crd_dir
 
 FILES = {
     "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml",
@@ -42,7 +43,7 @@ def _translate(node: Any) -> Any:
 
 @cache
 def validator(kind: str, version: str = "v1beta2") -> jsonschema.Draft7Validator:
-    crd = yaml.safe_load((shared_dir() / "kueue-crds" / FILES[kind]).read_text())
+    crd = yaml.safe_load((kueue_crd_dir() / FILES[kind]).read_text())
     (served,) = [v for v in crd["spec"]["versions"] if v["name"] == version]
     schema = _translate(served["schema"]["openAPIV3Schema"])
     return jsonschema.Draft7Validator(schema)

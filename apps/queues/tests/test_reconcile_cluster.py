@@ -67,6 +67,7 @@ def _admitted_workload(cluster, namespace: str, queue: str) -> None:
     )
 
 
+@pytest.mark.both_clusters
 def test_it_creates_every_object_the_policy_asks_for(cluster, policy):
     summary = reconcile()
     assert summary.errors == [] and summary.created == 13
@@ -82,6 +83,7 @@ def test_it_creates_every_object_the_policy_asks_for(cluster, policy):
     assert SyncObject.objects.filter(state=SyncState.IN_SYNC).count() == 13
 
 
+@pytest.mark.both_clusters
 def test_a_second_run_makes_zero_write_calls(cluster, policy):
     reconcile()
     cluster.reset_counters()
@@ -97,6 +99,7 @@ def test_a_second_run_makes_zero_write_calls(cluster, policy):
     assert cluster.writes() == 0
 
 
+@pytest.mark.both_clusters
 def test_a_quota_edit_patches_only_that_cluster_queue(cluster, policy, admin):
     reconcile()
     set_policy(
@@ -112,6 +115,7 @@ def test_a_quota_edit_patches_only_that_cluster_queue(cluster, policy, admin):
     assert [(f["name"], f["resources"][0]["nominalQuota"]) for f in flavors] == [("h100", "20")]
 
 
+@pytest.mark.both_clusters
 def test_an_out_of_band_edit_is_reverted_and_audited(cluster, policy):
     reconcile()
     edited = cluster.kubectl(
@@ -140,6 +144,7 @@ def test_an_out_of_band_edit_is_reverted_and_audited(cluster, policy):
     assert row.state == SyncState.DRIFT_REPAIRED and "spec.fairSharing" in row.message
 
 
+@pytest.mark.both_clusters
 def test_unlabelled_objects_are_never_touched(cluster, policy):
     cluster.create(_cq("handmade"))
     cluster.create(_cq("vision", stopPolicy="Hold"))
@@ -154,6 +159,7 @@ def test_unlabelled_objects_are_never_touched(cluster, policy):
     assert cluster.writes() == 0
 
 
+@pytest.mark.both_clusters
 def test_our_objects_no_longer_desired_are_pruned(cluster, policy):
     reconcile()
     cluster.create(_cq("retired", OURS))
@@ -231,6 +237,7 @@ def test_an_unreachable_cluster_is_recorded_and_the_policy_kept(cluster, policy)
     assert reconcile().created == 13
 
 
+@pytest.mark.both_clusters
 def test_the_v1beta1_setting_talks_to_the_cluster_in_v1beta1(cluster, policy, settings):
     settings.KUEUE_API_VERSION = "v1beta1"
     assert reconcile().created == 13
@@ -240,6 +247,13 @@ def test_the_v1beta1_setting_talks_to_the_cluster_in_v1beta1(cluster, policy, se
     cluster.reset_counters()
     reconcile()
     assert cluster.writes() == 0
+
+
+def test_the_v1beta1_setting_only_lists_when_nothing_changed(cluster, policy, settings):
+    settings.KUEUE_API_VERSION = "v1beta1"
+    reconcile()
+    cluster.reset_counters()
+    reconcile()
     requests = cluster.hook("counters")["requests"]
     assert {r["resource"] for r in requests if r["group"]} and all(
         r["verb"] == "list" for r in requests

@@ -21,9 +21,9 @@ def _nominal(cluster, name: str) -> str | None:
 def test_a_committed_policy_change_is_applied_by_the_worker(worker, cluster, catalog):
     team = make_team(catalog, "vision")
     queue = make_queue(catalog, team, quotas=[quota("h100", "16")])
-    wait_until(lambda: _nominal(cluster, "vision") == "16", timeout=30)
+    wait_until(lambda: _nominal(cluster, "vision") == "16", timeout=60)
     set_policy(queue, catalog, quotas=[quota("h100", "24")])
-    wait_until(lambda: _nominal(cluster, "vision") == "24", timeout=30)
+    wait_until(lambda: _nominal(cluster, "vision") == "24", timeout=60)
     local = cluster.get("LocalQueue", "vision", "team-vision")
     assert local["spec"]["clusterQueue"] == "vision"
 
@@ -31,11 +31,11 @@ def test_a_committed_policy_change_is_applied_by_the_worker(worker, cluster, cat
 def test_a_burst_of_changes_collapses_into_few_runs(worker, cluster, catalog):
     team = make_team(catalog, "vision")
     queue = make_queue(catalog, team, quotas=[quota("h100", "1")])
-    wait_until(lambda: _nominal(cluster, "vision") == "1", timeout=30)
+    wait_until(lambda: _nominal(cluster, "vision") == "1", timeout=60)
     runs_before = SyncRun.objects.count()
     for nominal in range(2, 12):
         set_policy(queue, catalog, quotas=[quota("h100", str(nominal))])
-    wait_until(lambda: _nominal(cluster, "vision") == "11", timeout=30)
+    wait_until(lambda: _nominal(cluster, "vision") == "11", timeout=60)
     assert SyncRun.objects.count() - runs_before < 10
 
 
@@ -43,9 +43,9 @@ def test_it_converges_after_the_cluster_goes_away_mid_reconcile(worker, cluster,
     team = make_team(catalog, "vision")
     cluster.fault(verb="create", resource="localqueues", latencySeconds=1.0, count=0)
     make_queue(catalog, team, quotas=[quota("h100", "16")])
-    wait_until(lambda: cluster.get("ClusterQueue", "vision"), timeout=30)
+    wait_until(lambda: cluster.get("ClusterQueue", "vision"), timeout=60)
     cluster.stop()  # the LocalQueue create is still in flight
-    wait_until(lambda: SyncRun.objects.exclude(error="").exists() or _failed_outcomes(), timeout=30)
+    wait_until(lambda: SyncRun.objects.exclude(error="").exists() or _failed_outcomes(), timeout=60)
     cluster.start()  # same port, state restored from its snapshot file
     wait_until(lambda: cluster.get("LocalQueue", "vision", "team-vision"), timeout=60)
     assert _nominal(cluster, "vision") == "16"

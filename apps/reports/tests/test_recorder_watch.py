@@ -109,7 +109,7 @@ def test_it_recovers_from_a_dropped_stream_and_410_after_a_restart(sim):
     sim.stop()  # drops the open watch; the restarted server has no event history (410)
     sim.start()
     set_status(sim, "train-a", w.finished(60))
-    wait_until(lambda: "finished" in [t for t, _ in transitions(uid)], timeout=30)
+    wait_until(lambda: "finished" in [t for t, _ in transitions(uid)], timeout=60)
     thread.join(timeout=30)
     assert result["events"] >= 2
     assert [t for t, _ in transitions(uid)] == ["created", "quota_reserved", "admitted", "finished"]

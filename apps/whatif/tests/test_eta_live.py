@@ -62,7 +62,7 @@ def test_a_queued_job_is_predicted_to_start_when_the_running_ones_are_expected_t
         return found if states == ["admitted", "admitted", "admitted", "pending"] else None
 
     asked = timezone.now()
-    found = wait_until(answers, timeout=30, interval=0.5)
+    found = wait_until(answers, timeout=60, interval=0.5)
     waiting = next(a for a in found.values() if a["state"] == "pending")
     predicted = datetime.fromisoformat(waiting["predicted_start"])
     # No recorded history yet: every job is expected to run the default hour, so the
@@ -98,5 +98,5 @@ def test_a_notebook_is_found_by_its_own_name(sim, pool, queue, scientist):
         answer = _eta(scientist, notebook)
         return answer if answer["state"] == "admitted" else None
 
-    answer = wait_until(admitted, timeout=30, interval=0.5)
+    answer = wait_until(admitted, timeout=60, interval=0.5)
     assert answer["workload"].startswith(f"statefulset-{notebook.name}-")

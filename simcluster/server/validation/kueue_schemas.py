@@ -171,7 +171,6 @@ def _cluster_queue_spec() -> Obj:
                 {"admissionChecks": Arr(check, min_items=1, max_items=64, key="name")},
                 required=("admissionChecks",),
             ),
-            "concurrentAdmissionPolicy": Preserve(),
         },
         rules=(_borrowing_limit_needs_cohort,),
     )
@@ -310,7 +309,7 @@ def _workload_spec() -> Obj:
     )
     return Obj(
         {
-            "podSets": Arr(pod_set, min_items=1, max_items=18, key="name"),
+            "podSets": Arr(pod_set, min_items=1, max_items=8, key="name"),
             "queueName": name_ref(),
             "priorityClassRef": ref,
             "priority": Int(),

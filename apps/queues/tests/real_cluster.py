@@ -1,0 +1,133 @@
+"""The real control plane (kube-apiserver, etcd, KWOK, the real Kueue) for cluster tests.
+
+One control plane per test session (``realcluster.ControlPlane``); each test gets a
+``RealCluster`` with the same methods as ``SimCluster`` and a wiped cluster after it.
+The portal talks to it as the ServiceAccount that ``deploy/`` grants, with exactly the
+ClusterRole from ``deploy/kustomize/base/clusterrole.yaml``; writes are counted from
+the API server's audit log, so no help from the cluster under test is needed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from apps.queues.reconcile.observe import ref
+from portal.kube import KubeClient, _configuration
+from realcluster.controlplane import ControlPlane
+
+REPO = Path(__file__).resolve().parents[3]
+DEPLOY = REPO / "deploy" / "kustomize" / "base"
+PORTAL_NAMESPACE = "quartermaster"
+PORTAL_USER = f"system:serviceaccount:{PORTAL_NAMESPACE}:quartermaster"
+KEEP_NAMESPACES = frozenset(
+    {"default", "kube-system", "kube-public", "kube-node-lease", "kueue-system", PORTAL_NAMESPACE}
+)
+KUEUE_CLUSTER_KINDS = "clusterqueues.kueue.x-k8s.io,cohorts.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,workloadpriorityclasses.kueue.x-k8s.io"
+
+
+def grant_portal(plane: ControlPlane, kubeconfig: Path) -> Path:
+    """The portal's ServiceAccount, bound to the deployed ClusterRole; its kubeconfig."""
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": PORTAL_NAMESPACE}}
+    account = yaml.safe_load((DEPLOY / "serviceaccount.yaml").read_text())
+    account["metadata"]["namespace"] = PORTAL_NAMESPACE
+    role = yaml.safe_load((DEPLOY / "clusterrole.yaml").read_text())
+    binding = yaml.safe_load((DEPLOY / "clusterrolebinding.yaml").read_text())
+    plane.apply([namespace, account, role, binding])
+    return plane.service_account_kubeconfig(PORTAL_NAMESPACE, "quartermaster", kubeconfig)
+
+
+class RealCluster:
+    """What a cluster test needs, on the real control plane."""
+
+    real = True
+
+    def __init__(self, plane: ControlPlane, portal_kubeconfig: Path):
+        self.plane = plane
+        self.kubeconfig = portal_kubeconfig  # the portal's identity, like a deployment
+        self._audit_mark = plane.audit_lines()
+
+    # -- counting what the portal wrote ---------------------------------------------------
+
+    def reset_counters(self) -> None:
+        self._audit_mark = self.plane.audit_lines()
+
+    def writes(self) -> int:
+        return len(self.portal_writes())
+
+    def portal_writes(self) -> list[dict]:
+        return self.plane.writes_by(PORTAL_USER, since_line=self._audit_mark)
+
+    # -- acting as Kueue's other users (admin) --------------------------------------------
+
+    def client(self) -> KubeClient:
+        from django.test import override_settings
+
+        with override_settings(KUBECONFIG=str(self.plane.kubeconfig)):
+            client = KubeClient(_configuration())
+        client.enforce_rbac = False
+        return client
+
+    def get(self, kind: str, name: str, namespace: str = "", version: str = "v1beta2"):
+        with self.client() as kube:
+            return kube.get(ref(kind, version), name, namespace)
+
+    def list(self, kind: str, version: str = "v1beta2") -> list[dict]:
+        with self.client() as kube:
+            return kube.list(ref(kind, version))
+
+    def create(self, obj: dict, version: str = "v1beta2") -> dict:
+        with self.client() as kube:
+            return kube.create(ref(obj["kind"], version), obj)
+
+    def patch(self, kind: str, name: str, patch: dict, namespace: str = "") -> Any:
+        with self.client() as kube:
+            return kube.patch(ref(kind, "v1beta2"), name, patch, namespace)
+
+    def delete(self, kind: str, name: str, namespace: str = "") -> None:
+        with self.client() as kube:
+            kube.delete(ref(kind, "v1beta2"), name, namespace)
+
+    def kubectl(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return self.plane.kubectl(*args, stdin=stdin)
+
+    def apply(self, objects: list[dict]) -> None:
+        self.plane.apply(objects)
+
+    # -- between tests -------------------------------------------------------------------
+
+    def wipe(self, timeout: float = 90.0) -> None:
+        """Back to an empty cluster: workloads, queues, flavors, team namespaces, nodes."""
+        kubectl = self.plane.kubectl
+        kubectl("delete", "jobs.batch,statefulsets.apps", "--all", "-A", "--wait=false")
+        kubectl(
+            "delete",
+            "workloads.kueue.x-k8s.io,localqueues.kueue.x-k8s.io",
+            "--all",
+            "-A",
+            "--wait=false",
+        )
+        names = kubectl(
+            "get", "namespaces", "-o", "jsonpath={.items[*].metadata.name}"
+        ).stdout.split()
+        doomed = [n for n in names if n not in KEEP_NAMESPACES]
+        if doomed:
+            kubectl("delete", "namespace", *doomed, "--wait=false")
+        kubectl("delete", KUEUE_CLUSTER_KINDS, "--all", "--wait=false")
+        kubectl("delete", "nodes", "-l", "type=kwok", "--wait=false")
+        deadline = time.monotonic() + timeout
+        while self._leftovers():
+            if time.monotonic() > deadline:
+                pytest.fail(f"real cluster not wiped within {timeout}s: {self._leftovers()}")
+            time.sleep(0.5)
+
+    def _leftovers(self) -> str:
+        kinds = f"{KUEUE_CLUSTER_KINDS},namespaces,nodes,workloads.kueue.x-k8s.io"
+        done = self.plane.kubectl("get", kinds, "-A", "-o", "name")
+        keep = {f"namespace/{n}" for n in KEEP_NAMESPACES}
+        return " ".join(line for line in done.stdout.split() if line not in keep)
