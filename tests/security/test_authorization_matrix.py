@@ -243,6 +243,10 @@ MATRIX: dict[str, list[tuple]] = {
     "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, L))],
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
+    # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
+    "whatif:from-change-request": [
+        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L))
+    ],
     "whatif:from-queue": [("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L))],
     "whatif-list": [
         ("get", "/api/v1/whatif/", None, (U, 200, 200, 200, 200, 200)),
