@@ -73,7 +73,7 @@ class JobForm(forms.Form):
         return data
 
 
-def _team_choices() -> list[tuple[str, str]]:
+def team_choices() -> list[tuple[str, str]]:
     from apps.queues.models import Team
 
     return [(t.slug, f"{t.slug} — {t.display_name}") for t in Team.objects.order_by("slug")]
@@ -84,9 +84,10 @@ class LauncherTeamsForm(forms.Form):
         widget=forms.CheckboxSelectMultiple, help_text="It may act for members of these teams."
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, choices: list | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["teams"].choices = _team_choices()
+        # A page with one form per launcher reads the teams once and passes them in.
+        self.fields["teams"].choices = team_choices() if choices is None else choices
 
 
 class LauncherForm(LauncherTeamsForm):

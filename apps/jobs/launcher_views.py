@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from apps.accounts.errors import TokenError
 from apps.accounts.services import revoke_api_token
 from apps.jobs import services
-from apps.jobs.forms import LauncherForm, LauncherTeamsForm
+from apps.jobs.forms import LauncherForm, LauncherTeamsForm, team_choices
 from apps.jobs.models import LauncherGrant
 from apps.queues import permissions
 
@@ -47,8 +47,12 @@ def launchers(request: HttpRequest) -> HttpResponse:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
             form = LauncherForm()
+    choices = team_choices()
     grants = [
-        (g, LauncherTeamsForm(initial={"teams": [t.slug for t in g.teams.all()]}))
+        (
+            g,
+            LauncherTeamsForm(initial={"teams": [t.slug for t in g.teams.all()]}, choices=choices),
+        )
         for g in _grants()
     ]
     context = {
