@@ -28,7 +28,7 @@ def refuse_in_production() -> None:
         raise DemoRefused(
             "refusing to load the demo: QM_ENV=production. The demo creates users whose "
             "passwords are published (admin / admin-demo-pass, …); it is for the embedded "
-            "default (make run) only. Create real users instead (see docs/operations.md)."
+            "default (make run) only. Create real users instead (OIDC, or Django admin)."
         )
 
 

@@ -10,7 +10,7 @@ def seed_or_explain(command: BaseCommand) -> bool:
     except DemoRefused as exc:
         raise CommandError(str(exc)) from None
     if marker is not None:
-        command.stdout.write(f"demo not loaded: {marker}; everything is left as its users left it")
+        command.stdout.write(f"nothing loaded: {marker}; everything is left as its users left it")
         return False
     command.stdout.write("Demo logins:")
     for login in logins:
