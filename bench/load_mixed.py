@@ -65,7 +65,7 @@ for i in range(int(sys.argv[1])):
     session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     session.create()
     queue = team.queues.order_by("pk").first()
-    users.append({"session": session.session_key, "token": issue_api_token(user, "bench")[1],
+    users.append({"session": session.session_key, "token": issue_api_token(user, "bench", actor=user)[1],
                   "team": team.slug, "queue": queue.pk, "version": queue.version})
 print("BENCH" + json.dumps(users))
 """

@@ -100,7 +100,7 @@ def _populate() -> dict:
         created=True,
     )
     reconcile(trigger="manual")
-    _, raw = issue_api_token(user, "bench")
+    _, raw = issue_api_token(user, "bench", actor=user)
     return {"token": raw}
 
 

@@ -151,6 +151,7 @@ def main() -> int:
 
 def _prepare(*, seeded: bool) -> None:
     _manage("migrate", "--noinput", "-v0")
+    # Both load the demo into a new database only (DemoSeed): a restart changes nothing.
     if seeded:
         _manage("seed_demo", "--days", str(DEMO_DAYS))
     else:

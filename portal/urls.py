@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/v1/", include("apps.whatif.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("", include("apps.accounts.urls")),
     path("", include("apps.jobs.urls")),
     path("reports/", include("apps.reports.urls")),
     path("notifications/", include("apps.notifications.urls")),

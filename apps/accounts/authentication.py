@@ -25,6 +25,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Authorization header must be 'Token <key>'.")
         key_hash = hash_token(parts[1].decode(errors="replace"))
         token = token_cache.get(key_hash) or self._lookup(key_hash)
+        # Checked on every request, cached or not: expiry needs no notification to take effect.
+        if token.is_expired(timezone.now()):
+            raise exceptions.AuthenticationFailed("Token expired.")
         self._touch(token, key_hash)
         return token.user, token
 

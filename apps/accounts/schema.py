@@ -12,5 +12,8 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "type": "apiKey",
             "in": "header",
             "name": "Authorization",
-            "description": "`Token <key>` (or `Bearer <key>`); keys are issued per user and stored hashed.",
+            "description": (
+                "`Token <key>` (or `Bearer <key>`). Create a personal token on the portal's "
+                "*API tokens* page (`/tokens/`); it expires, and only its hash is stored."
+            ),
         }

@@ -1,24 +1,104 @@
-"""Writes for accounts: issuing and revoking API tokens."""
+"""Writes for accounts: issuing and revoking API tokens, each audited."""
+
+from __future__ import annotations
+
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts import token_cache
+from apps.accounts.errors import TokenError
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
+from apps.queues import permissions
+from apps.queues.choices import AuditAction
+from apps.queues.services.audit import record_audit
+
+NAME_MAX_LENGTH = ApiToken._meta.get_field("name").max_length
+MIN_DAYS, MAX_DAYS, DEFAULT_DAYS = 1, 365, 90
+
+
+def token_facts(token: ApiToken) -> dict:
+    """What the audit log keeps of a token: never the secret, nor its hash."""
+    return {
+        "name": token.name,
+        "user": token.user.get_username(),
+        "prefix": token.prefix,
+        "expires_at": token.expires_at.isoformat() if token.expires_at else None,
+        "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
+    }
+
+
+def clean_token_name(name: str) -> str:
+    name = (name or "").strip()
+    if not name:
+        raise TokenError("invalid", "give the token a name", field="name")
+    if len(name) > NAME_MAX_LENGTH:
+        raise TokenError(
+            "invalid", f"at most {NAME_MAX_LENGTH} characters ({len(name)} given)", field="name"
+        )
+    return name
+
+
+def clean_token_days(days: int) -> int:
+    if isinstance(days, bool) or not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
+        raise TokenError(
+            "invalid", f"expiry must be {MIN_DAYS} to {MAX_DAYS} days, not {days!r}", field="days"
+        )
+    return days
 
 
 @transaction.atomic
-def issue_api_token(user: User, name: str) -> tuple[ApiToken, str]:
-    """Create a token and return it with the raw key, which is shown once."""
+def issue_api_token(
+    user: User, name: str, *, actor: User | None, days: int = DEFAULT_DAYS, reason: str = ""
+) -> tuple[ApiToken, str]:
+    """Create a token for ``user`` expiring in ``days``; returns it with the raw key.
+
+    The raw key is shown once and never stored (only its SHA-256). ``actor`` is the
+    user themselves or a platform admin; None is the command line (audited as system).
+    """
+    if actor is not None and not permissions.can_manage_tokens_of(actor, user):
+        raise TokenError("forbidden", "you may only create tokens for yourself", field="user")
+    if not user.is_active:
+        raise TokenError("invalid", f"{user} is not an active user", field="user")
+    name, days = clean_token_name(name), clean_token_days(days)
     raw = ApiToken.generate_raw()
     token = ApiToken.objects.create(
-        user=user, name=name, prefix=raw[:TOKEN_PREFIX_LENGTH], key_hash=hash_token(raw)
+        user=user,
+        name=name,
+        prefix=raw[:TOKEN_PREFIX_LENGTH],
+        key_hash=hash_token(raw),
+        expires_at=timezone.now() + timedelta(days=days),
+    )
+    record_audit(
+        actor=actor, action=AuditAction.CREATE, obj=token, after=token_facts(token), reason=reason
     )
     return token, raw
 
 
-def revoke_api_token(token: ApiToken) -> None:
-    """Refuse the token from now on, in every web process (see ``token_cache``)."""
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+@transaction.atomic
+def revoke_api_token(token: ApiToken, *, actor: User | None, reason: str = "") -> bool:
+    """Refuse the token from now on, in every web process (see ``token_cache``).
+
+    Returns False (and writes nothing) when it was revoked already.
+    """
+    if actor is not None and not permissions.can_manage_tokens_of(actor, token.user):
+        raise TokenError("forbidden", "you may only revoke your own tokens")
+    locked = ApiToken.objects.select_for_update().select_related("user").get(pk=token.pk)
+    if locked.revoked_at is not None:
+        return False
+    before = token_facts(locked)
+    locked.revoked_at = timezone.now()
+    locked.save(update_fields=["revoked_at"])
+    token.revoked_at = locked.revoked_at
+    record_audit(
+        actor=actor,
+        action=AuditAction.UPDATE,
+        obj=locked,
+        before=before,
+        after=token_facts(locked),
+        reason=reason or "revoked",
+    )
     # This process at once; the others when the trigger's notification arrives on commit.
     token_cache.invalidate()
+    return True

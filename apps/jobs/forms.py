@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
+from apps.accounts.services import DEFAULT_DAYS as TOKEN_DEFAULT_DAYS
+from apps.accounts.services import MAX_DAYS as TOKEN_MAX_DAYS
+from apps.accounts.services import MIN_DAYS as TOKEN_MIN_DAYS
+from apps.accounts.services import NAME_MAX_LENGTH as TOKEN_NAME_MAX_LENGTH
 from apps.jobs.models import InteractivePool, JobTemplate, NotebookImage, NotebookProfile
 from apps.queues.models import Membership, PriorityTier, ResourceFlavor
 
@@ -67,3 +71,46 @@ class JobForm(forms.Form):
         data = dict(self.cleaned_data)
         data["command"] = tuple(line for line in data["command"].splitlines() if line.strip())
         return data
+
+
+def team_choices() -> list[tuple[str, str]]:
+    from apps.queues.models import Team
+
+    return [(t.slug, f"{t.slug} — {t.display_name}") for t in Team.objects.order_by("slug")]
+
+
+class LauncherTeamsForm(forms.Form):
+    teams = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple, help_text="It may act for members of these teams."
+    )
+
+    def __init__(self, *args, choices: list | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A page with one form per launcher reads the teams once and passes them in.
+        self.fields["teams"].choices = team_choices() if choices is None else choices
+
+
+class LauncherForm(LauncherTeamsForm):
+    """A new launcher token; the service re-checks every rule."""
+
+    user = forms.CharField(
+        max_length=150, help_text="The launcher's own (service) account, e.g. jupyterhub."
+    )
+    name = forms.CharField(max_length=TOKEN_NAME_MAX_LENGTH)
+    days = forms.IntegerField(
+        label="Expires in (days)",
+        min_value=TOKEN_MIN_DAYS,
+        max_value=TOKEN_MAX_DAYS,
+        initial=TOKEN_DEFAULT_DAYS,
+        help_text=f"{TOKEN_MIN_DAYS} to {TOKEN_MAX_DAYS} days.",
+    )
+    field_order = ["user", "name", "days", "teams"]
+
+    def clean_user(self):
+        from apps.accounts.models import User
+
+        username = self.cleaned_data["user"].strip()
+        user = User.objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(f"no active user {username!r}")
+        return user

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.jobs import views
+from apps.jobs import launcher_views, views
 
 app_name = "jobs"
 
@@ -14,4 +14,7 @@ urlpatterns = [
     path("jobs/new/", views.job_submit, name="job-new"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),
     path("jobs/<int:pk>/cancel/", views.job_cancel, name="job-cancel"),
+    path("launchers/", launcher_views.launchers, name="launchers"),
+    path("launchers/<int:pk>/teams/", launcher_views.launcher_teams, name="launcher-teams"),
+    path("launchers/<int:pk>/revoke/", launcher_views.launcher_revoke, name="launcher-revoke"),
 ]

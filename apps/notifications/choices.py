@@ -4,6 +4,7 @@ from django.db import models
 
 
 class NotificationKind(models.TextChoices):
+    CHANGE_REQUEST_FILED = "change_request_filed", "A change request waits for a platform admin"
     CHANGE_REQUEST_DECIDED = "change_request_decided", "A change request of yours was decided"
     JOB_PREEMPTED = "job_preempted", "A job of yours was preempted"
     NOTEBOOK_EXPIRING = "notebook_expiring", "A notebook of yours is about to expire or be culled"

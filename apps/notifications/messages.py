@@ -10,6 +10,11 @@ from collections import defaultdict
 from apps.notifications.choices import NotificationKind as K
 
 TEMPLATES: dict[str, tuple[str, str]] = {
+    K.CHANGE_REQUEST_FILED: (
+        "Change request #{change_request} for queue {queue} waits for approval",
+        "{requested_by} asks to change queue {queue} beyond team {team}'s envelope:"
+        "\n{changes}\nBecause: {beyond}\nReason: {reason}\nDecide at {url}",
+    ),
     K.CHANGE_REQUEST_DECIDED: (
         "Change request #{change_request} for queue {queue}: {status}",
         "Your change request #{change_request} for queue {queue} was {status} by {decided_by}."

@@ -186,6 +186,39 @@ def save_preferences(
 # --- producers owned by this app ----------------------------------------------
 
 
+def change_request_filed(change_request) -> int:
+    """Tell every platform admin (but the requester) that a request waits for them;
+    called by apps.queues.services.policy in the transaction that files it."""
+    from apps.accounts.models import User
+
+    changes = "; ".join(
+        f"{c['field']}: {c.get('before')} → {c.get('after')}" for c in change_request.changes
+    )
+    context = {
+        "change_request": change_request.pk,
+        "queue": change_request.queue.name,
+        "team": getattr(change_request.queue.team, "slug", ""),
+        "requested_by": change_request.requested_by.get_username(),
+        "changes": changes,
+        "beyond": "; ".join(str(b) for b in change_request.beyond_envelope),
+        "reason": change_request.reason or "(none given)",
+        "url": _url(f"/change-requests/{change_request.pk}/"),
+    }
+    admins = User.objects.filter(is_platform_admin=True, is_active=True).exclude(
+        pk=change_request.requested_by_id
+    )
+    sent = [
+        notify(
+            admin,
+            NotificationKind.CHANGE_REQUEST_FILED,
+            context,
+            dedupe_key=f"change-request-filed:{change_request.pk}",
+        )
+        for admin in admins.order_by("pk")
+    ]
+    return sum(n is not None for n in sent)
+
+
 def change_request_decided(change_request) -> Notification | None:
     """Tell the requester; called by apps.queues.services.approvals in its transaction."""
     requester = change_request.requested_by

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 
 from apps.accounts.models import User
@@ -15,6 +16,20 @@ from apps.queues import services
 from apps.queues.choices import TeamRole
 from apps.queues.models import Queue, Team
 from apps.queues.snapshots import queue_snapshot
+
+
+class DemoRefused(Exception):
+    """The demo may not be loaded here."""
+
+
+def refuse_in_production() -> None:
+    """The demo's users have published passwords: only the embedded default may have them."""
+    if settings.QM_ENV == "production":
+        raise DemoRefused(
+            "refusing to load the demo: QM_ENV=production. The demo creates users whose "
+            "passwords are published (admin / admin-demo-pass, …); it is for the embedded "
+            "default (make run) only. Create real users instead (OIDC, or Django admin)."
+        )
 
 
 @dataclass(frozen=True)
@@ -98,6 +113,7 @@ MEMBERS = [
 
 @transaction.atomic
 def load_demo() -> list[DemoLogin]:
+    refuse_in_production()
     admin = _users()
     for name, model, capacity, labels in FLAVORS:
         services.save_flavor(

@@ -49,7 +49,18 @@ def can_decide_change_request(user) -> bool:
 
 
 def can_withdraw_change_request(user, change_request) -> bool:
-    return is_admin(user) or change_request.requested_by_id == getattr(user, "pk", None)
+    """Only the requester: an admin who disagrees rejects it, with a comment."""
+    return is_signed_in(user) and change_request.requested_by_id == user.pk
+
+
+def can_manage_tokens_of(user, owner) -> bool:
+    """Everyone manages their own API tokens; platform admins anyone's (launchers too)."""
+    return is_signed_in(user) and (user.pk == owner.pk or is_admin(user))
+
+
+def can_manage_launchers(user) -> bool:
+    """Launcher tokens act for other users, so only platform admins issue and grant them."""
+    return is_admin(user)
 
 
 def can_view_team_audit(user, team) -> bool:

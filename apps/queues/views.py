@@ -16,7 +16,11 @@ from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 from apps.queues.forms import QueuePolicyForm
 from apps.queues.models import AuditEntry, ChangeRequest, Cohort, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
-from apps.queues.reconcile.preview import queue_manifest_diff
+from apps.queues.reconcile.preview import (
+    change_request_proposal,
+    cluster_queue_changes,
+    queue_manifest_diff,
+)
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
 
@@ -187,8 +191,18 @@ def _change_request_or_404(request: HttpRequest, pk: int) -> ChangeRequest:
 @login_required
 def change_request_detail(request: HttpRequest, pk: int) -> HttpResponse:
     change_request = _change_request_or_404(request, pk)
+    kueue_changes, manifest_diff = [], ""
+    if change_request.is_open:
+        proposal = change_request_proposal(change_request)
+        kueue_changes = cluster_queue_changes(change_request.queue, proposal)
+        manifest_diff = queue_manifest_diff(change_request.queue, proposal)
     context = {
         "cr": change_request,
+        "kueue_changes": kueue_changes,
+        "manifest_diff": manifest_diff,
+        # Who may edit the queue may replay a draft of it (apps.whatif re-checks).
+        "can_whatif": change_request.is_open
+        and permissions.can_edit_queue(request.user, change_request.queue),
         "can_decide": change_request.is_open
         and permissions.can_decide_change_request(request.user),
         "can_withdraw": change_request.is_open

@@ -9,4 +9,9 @@ urlpatterns = [
     path("whatif/<int:pk>/", views.run_detail, name="run"),
     path("whatif/<int:pk>/apply/", views.run_apply, name="apply"),
     path("queues/<int:pk>/whatif/", views.from_queue_edit, name="from-queue"),
+    path(
+        "change-requests/<int:pk>/whatif/",
+        views.from_change_request,
+        name="from-change-request",
+    ),
 ]

@@ -11,7 +11,8 @@ from django.views.decorators.http import require_POST
 
 from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 from apps.queues.forms import QueuePolicyForm
-from apps.queues.models import Cohort, Queue
+from apps.queues.models import ChangeRequest, Cohort, Queue
+from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
 from apps.queues.views import _ordered_grid
 from apps.whatif import permissions, services
@@ -41,6 +42,28 @@ def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
         for path, problems in exc.errors.items():
             messages.error(request, f"{path}: {'; '.join(problems)}")
         return redirect("queues:queue-edit", pk=pk)
+    return redirect("whatif:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def from_change_request(request: HttpRequest, pk: int) -> HttpResponse:
+    """The change request page's "What-if" button: replay the requested change."""
+    visible = ChangeRequest.objects.visible_to(request.user).select_related("queue")
+    change_request = get_object_or_404(visible, pk=pk)
+    if not change_request.is_open:
+        messages.error(request, f"This request is already {change_request.status}.")
+        return redirect("queues:change-request", pk=pk)
+    draft = {change_request.queue.name: change_request_proposal(change_request)}
+    reason = f"what-if of change request #{change_request.pk}"
+    try:
+        run = services.request_whatif(draft, actor=request.user, reason=reason)
+    except NotAllowed as exc:
+        raise PermissionDenied(str(exc)) from None
+    except PolicyError as exc:
+        for path, problems in exc.errors.items():
+            messages.error(request, f"{path}: {'; '.join(problems)}")
+        return redirect("queues:change-request", pk=pk)
     return redirect("whatif:run", pk=run.pk)
 
 

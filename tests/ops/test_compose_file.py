@@ -45,6 +45,9 @@ def test_the_demo_profile_adds_the_simulated_cluster_and_demo_data():
     assert services["simcluster"]["profiles"] == services["demo-data"]["profiles"] == ["demo"]
     assert "simcluster serve" in _command(services["simcluster"])
     assert "load_demo" in _command(services["demo-data"])
+    # load_demo refuses production; only the one-shot demo loader runs as dev.
+    assert services["demo-data"]["environment"]["QM_ENV"] == "dev"
+    assert services["web"]["environment"]["QM_ENV"] == "production"
 
 
 def _command(service: dict) -> str:

@@ -33,8 +33,8 @@ def api_schema(db):
 def tokens(queue, other_queue, lead, scientist, envelope, settings):
     settings.API_RATE_USER = "100000/min"  # the fuzzer is not what the throttle is for
     return {
-        "admin": issue_api_token(_admin(), "fuzz")[1],
-        "scientist": issue_api_token(scientist, "fuzz")[1],
+        "admin": issue_api_token(_admin(), "fuzz", actor=None)[1],
+        "scientist": issue_api_token(scientist, "fuzz", actor=scientist)[1],
     }
 
 

@@ -32,6 +32,7 @@ FORM = "form"
 NOTEBOOK = {"image": IMAGE, "flavor": "h100", "gpus": 1}
 FOR_SCIENTIST = {**NOTEBOOK, "user": "scientist"}
 JOB = {"template": "pytorch-train", "flavor": "h100"}
+LAUNCHER = {"user": "launcher-bot", "name": "hub2", "days": "30", "teams": ["vision"]}
 WHATIF = {"draft": {"vision": {"fair_weight": "2"}}}
 
 # name → [(method, url template, body, statuses per role | ANON)]
@@ -151,11 +152,29 @@ MATRIX: dict[str, list[tuple]] = {
         )
     ],
     "change-request-withdraw": [
-        ("post", "/api/v1/change-requests/{cr}/withdraw/", {}, (U, 403, 404, 200, 200, 404))
+        # Only the requester (vision's lead) withdraws; an admin rejects instead.
+        ("post", "/api/v1/change-requests/{cr}/withdraw/", {}, (U, 403, 404, 200, 403, 404))
     ],
     "audit-list": [("get", "/api/v1/audit/", None, (U, 200, 200, 200, 200, 200))],
     "audit-export": [("get", "/api/v1/audit/export/", None, (U, 200, 200, 200, 200, 200))],
     "audit-detail": [("get", "/api/v1/audit/{audit}/", None, (U, 200, 404, 200, 200, 404))],
+    # --- API tokens: everyone manages their own ({tok} is the scientist's; anyone
+    # else's is 404 as for a missing id); launcher tokens are platform admins' only ---
+    "accounts:tokens": [
+        ("get", "/tokens/", None, (L, 200, 200, 200, 200, L)),
+        ("post", "/tokens/", {"name": "laptop", "days": "30"}, (L, 201, 201, 201, 201, L)),
+    ],
+    "accounts:token-revoke": [("post", "/tokens/{tok}/revoke/", {}, (L, 302, 404, 404, 404, L))],
+    "jobs:launchers": [
+        ("get", "/launchers/", None, (L, 403, 403, 403, 200, L)),
+        ("post", "/launchers/", LAUNCHER, (L, 403, 403, 403, 201, L)),
+    ],
+    "jobs:launcher-teams": [
+        ("post", "/launchers/{grant}/teams/", {"teams": ["vision"]}, (L, 403, 403, 403, 302, L))
+    ],
+    "jobs:launcher-revoke": [
+        ("post", "/launchers/{grant}/revoke/", {}, (L, 403, 403, 403, 302, L))
+    ],
     # --- notifications ---------------------------------------------------------
     "notifications:preferences": [
         ("get", "/notifications/", None, (L, 200, 200, 200, 200, L)),
@@ -224,6 +243,10 @@ MATRIX: dict[str, list[tuple]] = {
     "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, L))],
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
+    # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
+    "whatif:from-change-request": [
+        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L))
+    ],
     "whatif:from-queue": [("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L))],
     "whatif-list": [
         ("get", "/api/v1/whatif/", None, (U, 200, 200, 200, 200, 200)),
@@ -270,8 +293,9 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
 
     audit = AuditEntry.objects.filter(team=queue.team).order_by("pk").first()
     bot = UserFactory(username="launcher-bot")
-    token, raw = issue_api_token(bot, "jupyterhub")
-    _grant_launcher(token, queue.team, admin)
+    token, raw = issue_api_token(bot, "jupyterhub", actor=bot)
+    grant = _grant_launcher(token, queue.team, admin)
+    personal, _ = issue_api_token(scientist, "laptop", actor=scientist)
     users = {
         "anonymous": None,
         "scientist": scientist,
@@ -296,16 +320,19 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "job": job,
         "week": report.week,
         "run": run.pk,
+        "tok": personal.pk,
+        "grant": getattr(grant, "pk", 0),
     }
 
 
-def _grant_launcher(token, team, admin) -> None:
+def _grant_launcher(token, team, admin):
     try:
         from apps.jobs.models import LauncherGrant
     except ImportError:  # apps/jobs not there: a plain token is the launcher
         return
     grant = LauncherGrant.objects.create(token=token, granted_by=admin)
     grant.teams.add(team)
+    return grant
 
 
 def _body(kind, queue):
@@ -359,6 +386,8 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         job=world["job"].pk,
         week=world["week"],
         run=world["run"],
+        tok=world["tok"],
+        grant=world["grant"],
     )
     api = target.startswith("/api/")
     client = _client(role, world["users"][role], api=api)

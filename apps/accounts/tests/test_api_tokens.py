@@ -13,7 +13,7 @@ def client_with(raw: str, scheme: str = "Token") -> APIClient:
 
 
 def test_a_token_authenticates_and_records_its_use(queue, scientist):
-    token, raw = issue_api_token(scientist, "laptop")
+    token, raw = issue_api_token(scientist, "laptop", actor=scientist)
     assert token.key_hash == hash_token(raw) and raw not in token.key_hash
     assert client_with(raw).get("/api/v1/queues/").status_code == 200
     assert client_with(raw, "Bearer").get("/api/v1/queues/").status_code == 200
@@ -22,8 +22,8 @@ def test_a_token_authenticates_and_records_its_use(queue, scientist):
 
 
 def test_a_revoked_or_wrong_token_is_refused(queue, scientist):
-    token, raw = issue_api_token(scientist, "laptop")
-    revoke_api_token(token)
+    token, raw = issue_api_token(scientist, "laptop", actor=scientist)
+    revoke_api_token(token, actor=None)
     assert client_with(raw).get("/api/v1/queues/").status_code == 401
     assert client_with("not-a-token").get("/api/v1/queues/").status_code == 401
     assert ApiToken.objects.get(pk=token.pk).revoked_at is not None

@@ -40,16 +40,16 @@ def listening(settings):
 
 
 def test_a_token_is_read_once_then_reused(listening, queue, scientist):
-    _, raw = issue_api_token(scientist, "laptop")
+    _, raw = issue_api_token(scientist, "laptop", actor=scientist)
     client = client_with(raw)
     assert token_reads(client) == 1
     assert token_reads(client) == 0
 
 
 def test_revoking_in_this_process_refuses_the_token_at_once(listening, queue, scientist):
-    token, raw = issue_api_token(scientist, "laptop")
+    token, raw = issue_api_token(scientist, "laptop", actor=scientist)
     assert client_with(raw).get("/api/v1/queues/").status_code == 200
-    revoke_api_token(token)
+    revoke_api_token(token, actor=None)
     assert client_with(raw).get("/api/v1/queues/").status_code == 401
 
 
@@ -63,7 +63,7 @@ def test_revoking_in_this_process_refuses_the_token_at_once(listening, queue, sc
     ],
 )
 def test_a_change_made_elsewhere_reaches_this_process(listening, queue, scientist, change):
-    token, raw = issue_api_token(scientist, "laptop")
+    token, raw = issue_api_token(scientist, "laptop", actor=scientist)
     client = client_with(raw)
     assert token_reads(client) == 1 and token_reads(client) == 0
     with elsewhere() as other:
@@ -73,8 +73,8 @@ def test_a_change_made_elsewhere_reaches_this_process(listening, queue, scientis
 
 @pytest.mark.django_db(transaction=True)
 def test_its_own_last_used_writes_notify_nobody(listening, scientist):
-    token, _ = issue_api_token(scientist, "laptop")
-    other_token, _ = issue_api_token(scientist, "old")
+    token, _ = issue_api_token(scientist, "laptop", actor=scientist)
+    other_token, _ = issue_api_token(scientist, "old", actor=scientist)
     with elsewhere() as listener, elsewhere() as writer:
         listener.execute(f"LISTEN {token_cache.CHANNEL}")
         writer.execute(f"UPDATE accounts_apitoken SET last_used_at = now() WHERE id = {token.pk}")
@@ -89,7 +89,7 @@ def test_its_own_last_used_writes_notify_nobody(listening, scientist):
 def test_a_listener_that_lost_its_connection_comes_back_with_an_empty_cache(
     listening, queue, scientist
 ):
-    _, raw = issue_api_token(scientist, "laptop")
+    _, raw = issue_api_token(scientist, "laptop", actor=scientist)
     client = client_with(raw)
     assert token_reads(client) == 1 and token_reads(client) == 0
     before = token_cache._current().backend_pid

@@ -2,6 +2,7 @@
 
 from apps.jobs.services.common import Principal
 from apps.jobs.services.jobs import JobRequest, cancel_job, submit_job
+from apps.jobs.services.launchers import issue_launcher_token, set_launcher_teams
 from apps.jobs.services.notebooks import (
     NotebookRequest,
     RequestOutcome,
@@ -21,8 +22,10 @@ __all__ = [
     "cancel_job",
     "cull_idle_notebooks",
     "expire_notebooks",
+    "issue_launcher_token",
     "renew_notebook",
     "request_notebook",
+    "set_launcher_teams",
     "stop_notebook",
     "submit_job",
 ]

@@ -76,7 +76,7 @@ def launcher(pool, admin, team):
     from apps.queues.tests.factories import UserFactory
 
     user = UserFactory(username="jupyterhub")
-    token, raw = issue_api_token(user, "hub")
+    token, raw = issue_api_token(user, "hub", actor=user)
     grant = _save(LauncherGrant(token=token), admin)
     grant.teams.add(team)
     return {"user": user, "token": token, "raw": raw}

@@ -71,7 +71,7 @@ def test_a_launcher_acts_for_a_member_and_it_is_audited(launcher, scientist):
 def test_a_plain_token_acts_only_for_its_user(scientist, pool):
     from apps.accounts.services import issue_api_token
 
-    _, raw = issue_api_token(scientist, "laptop")
+    _, raw = issue_api_token(scientist, "laptop", actor=scientist)
     client = token_client(raw)
     assert client.post(URL, notebook_body(), format="json").status_code == 201
     response = client.post(URL, notebook_body(user="lead"), format="json")

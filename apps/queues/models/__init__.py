@@ -1,5 +1,6 @@
 """Models of the quota domain, one module per concern."""
 
+from apps.queues.models.demo import DemoSeed
 from apps.queues.models.policy import (
     AuditEntry,
     ChangeRequest,
@@ -21,6 +22,7 @@ __all__ = [
     "AuditEntry",
     "ChangeRequest",
     "Cohort",
+    "DemoSeed",
     "Envelope",
     "EnvelopeLimit",
     "FlavorCapacity",

@@ -86,7 +86,10 @@ def reject_change_request(change_request: ChangeRequest, *, actor, comment: str)
 @transaction.atomic
 def withdraw_change_request(change_request: ChangeRequest, *, actor) -> ChangeRequest:
     if not permissions.can_withdraw_change_request(actor, change_request):
-        raise NotAllowed("only the requester or an admin may withdraw this request")
+        raise NotAllowed(
+            "only the person who filed this request may withdraw it; "
+            "an admin who disagrees rejects it with a comment"
+        )
     request = _lock_open_request(change_request)
     _decide(request, ChangeRequestStatus.WITHDRAWN, actor, "")
     _audit_decision(request, AuditAction.CHANGE_WITHDRAWN, actor, "")

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from apps.notifications import services as notifications
 from apps.queues import permissions, signals
 from apps.queues.choices import AuditAction
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
@@ -248,6 +249,8 @@ def _file_change_request(queue, current, proposed, changes, breaches, actor, rea
         reason=reason,
         change_request=change_request,
     )
+    # Stored with the request; email/webhook go out after commit (on_commit task).
+    notifications.change_request_filed(change_request)
     return SaveOutcome(queue=queue, changes=changes, change_request=change_request)
 
 

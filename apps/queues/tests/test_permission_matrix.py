@@ -70,7 +70,8 @@ ENDPOINTS = [
         {"comment": "no"},
         (UNAUTH, 403, 404, 403, 200),
     ),
-    ("post", "/api/v1/change-requests/{cr}/withdraw/", {}, (UNAUTH, 403, 404, 200, 200)),
+    # Only the requester (the lead) withdraws; an admin rejects instead.
+    ("post", "/api/v1/change-requests/{cr}/withdraw/", {}, (UNAUTH, 403, 404, 200, 403)),
     ("get", "/api/v1/audit/", None, (UNAUTH, 200, 200, 200, 200)),
     ("get", "/api/v1/audit/export/", None, (UNAUTH, 200, 200, 200, 200)),
     # The schema and its docs are public: they describe the API, they reveal no data.

@@ -6,7 +6,8 @@ this command does the portal's side: the demo policy, one reconcile so the
 cluster's queues are ours, the notebook the seeded cluster runs for alice (left
 idle: the idle-culling task culls it a few minutes after start) and one status sync,
 one recorder pass over the seeded Workloads, and the weekly report snapshots for the
-weeks the history covers.
+weeks the history covers. All of it on the first start only (see ``seed_demo_once``):
+a restart changes nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from django.utils import timezone
 
 from apps.jobs.demo import adopt_seeded_notebooks
 from apps.jobs.sync import sync_status
+from apps.queues.management.commands.load_demo import seed_or_explain
 from apps.queues.reconcile.run import reconcile
 from apps.reports.compute.weeks import week_of
 from apps.reports.recorder import run_recorder
 from apps.reports.services.snapshots import build_weekly_report
-from portal.demo import load_everything
 from portal.kube import KubeClient
 
 
@@ -37,8 +38,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, days: float, record_seconds: float, **options) -> None:
-        for login in load_everything():
-            self.stdout.write(f"  {login.username:<8} / {login.password:<18} ({login.role})")
+        if not seed_or_explain(self):
+            # A restart: the worker's schedule reconciles, records and builds reports.
+            return
         if not settings.QM_CLUSTER_SYNC:
             self.stdout.write("cluster sync is off: no history to record")
             return
