@@ -9,6 +9,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import permissions, signals
+from apps.queues.bounds import length_error
 from apps.queues.choices import AuditAction, TeamRole
 from apps.queues.errors import NotAllowed, PolicyError
 from apps.queues.models import (
@@ -79,6 +80,7 @@ def create_team(
     _check(errors, "cost_center", cost_center and label_value_error(cost_center))
     if not display_name.strip():
         errors.add("display_name", "must not be empty")
+    _check(errors, "display_name", length_error(Team, "display_name", display_name))
     if not namespaces:
         errors.add("namespaces", "a team needs at least one namespace")
     for index, name in enumerate(namespaces):
@@ -196,6 +198,7 @@ def save_flavor(
     flavor = ResourceFlavor.objects.select_for_update().filter(name=name).first()
     errors = _Errors()
     _check(errors, "name", dns_subdomain_error(name))
+    _check(errors, "gpu_model", length_error(ResourceFlavor, "gpu_model", gpu_model))
     parsed = _check_capacity(errors, capacity)
     _check_node_labels(errors, node_labels or {})
     _check_taints(errors, node_taints or [])
