@@ -89,6 +89,20 @@ def _bounded(value: Decimal) -> Decimal:
     return value
 
 
+def is_whole_device(resource: str) -> bool:
+    """Kubernetes extended resources (a domain other than kubernetes.io, such as
+    nvidia.com/gpu or nvidia.com/mig-1g.10gb) are counted in whole devices: pods may
+    not request a fraction of one, so a fractional quota of them means nothing."""
+    domain, _, _ = (resource or "").rpartition("/")
+    return bool(domain) and not domain.endswith("kubernetes.io")
+
+
+def whole_device_error(resource: str, value: Decimal) -> str | None:
+    if is_whole_device(resource) and value != value.to_integral_value():
+        return f"must be a whole number: {resource} is counted in whole devices"
+    return None
+
+
 def format_quantity(value: Decimal) -> str:
     """A plain decimal for people to read: 64, 0.5, 1.25."""
     if value == value.to_integral_value():

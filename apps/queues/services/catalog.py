@@ -31,7 +31,12 @@ from apps.queues.names import (
     label_value_error,
     resource_name_error,
 )
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import (
+    QuantityError,
+    format_quantity,
+    parse_quantity,
+    whole_device_error,
+)
 from apps.queues.services.audit import record_audit
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -56,7 +61,9 @@ def _check(errors: _Errors, path: str, problem: str | None) -> None:
         errors.add(path, problem)
 
 
-def _quantity(errors: _Errors, path: str, value: Any, *, optional: bool = False) -> Decimal | None:
+def _quantity(
+    errors: _Errors, path: str, value: Any, *, optional: bool = False, resource: str = ""
+) -> Decimal | None:
     if optional and value in (None, ""):
         return None
     try:
@@ -66,6 +73,9 @@ def _quantity(errors: _Errors, path: str, value: Any, *, optional: bool = False)
         return None
     if parsed < 0:
         errors.add(path, "must not be negative")
+        return None
+    if problem := whole_device_error(resource, parsed):
+        errors.add(path, problem)
         return None
     return parsed
 
@@ -227,7 +237,7 @@ def _check_capacity(errors: _Errors, capacity: dict[str, str]) -> dict[str, Deci
         errors.add("capacity", "a flavor needs the capacity of at least one resource")
     for resource, value in capacity.items():
         _check(errors, f"capacity.{resource}", resource_name_error(resource))
-        quantity = _quantity(errors, f"capacity.{resource}", value)
+        quantity = _quantity(errors, f"capacity.{resource}", value, resource=resource)
         if quantity is not None:
             parsed[resource] = quantity
     return parsed
@@ -380,8 +390,15 @@ def _check_envelope_limit(errors: _Errors, path: str, limit: dict, flavors: dict
         return
     if limit.get("resource") not in {c.resource for c in flavor.capacities.all()}:
         errors.add(f"{path}.resource", f"flavor {flavor.name} has no {limit.get('resource')!r}")
-    _quantity(errors, f"{path}.max_nominal", limit.get("max_nominal"))
-    _quantity(errors, f"{path}.max_borrowing", limit.get("max_borrowing"), optional=True)
+    resource = limit.get("resource") or ""
+    _quantity(errors, f"{path}.max_nominal", limit.get("max_nominal"), resource=resource)
+    _quantity(
+        errors,
+        f"{path}.max_borrowing",
+        limit.get("max_borrowing"),
+        optional=True,
+        resource=resource,
+    )
 
 
 def _envelope_dict(envelope: Envelope) -> dict:
