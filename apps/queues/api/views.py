@@ -1,7 +1,5 @@
 """API viewsets: parse, call one service, render. Visibility via ``visible_to``."""
 
-import csv
-
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -20,6 +18,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from portal.csv_export import csv_response
 
 
 class VisibleMixin:
@@ -249,20 +248,8 @@ class ChangeRequestViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
         return dict(body.validated_data)
 
 
-class Echo:
-    """File-like object whose write returns the line, for streaming CSV."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def stream_audit_csv(entries, filename: str) -> StreamingHttpResponse:
-    writer = csv.writer(Echo())
-    response = StreamingHttpResponse(
-        (writer.writerow(row) for row in audit_csv_rows(entries)), content_type="text/csv"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return csv_response(audit_csv_rows(entries), filename)
 
 
 class AuditEntryViewSet(
