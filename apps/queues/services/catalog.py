@@ -38,6 +38,7 @@ from apps.queues.quantity import (
     whole_device_error,
 )
 from apps.queues.services.audit import record_audit
+from apps.queues.taints import taint_problems, toleration_problems
 
 INT32 = (-(2**31), 2**31 - 1)
 
@@ -211,7 +212,7 @@ def save_flavor(
     _check(errors, "gpu_model", length_error(ResourceFlavor, "gpu_model", gpu_model))
     parsed = _check_capacity(errors, capacity)
     _check_node_labels(errors, node_labels or {})
-    _check_taints(errors, node_taints or [])
+    _check_taints(errors, node_taints or [], tolerations or [])
     if flavor is not None and not capacity_override_reason.strip():
         _check_capacity_not_below_quotas(errors, flavor, parsed)
     errors.raise_if_any()
@@ -251,17 +252,9 @@ def _check_node_labels(errors: _Errors, labels: dict[str, str]) -> None:
         _check(errors, f"node_labels.{key}", label_value_error(str(value)))
 
 
-def _check_taints(errors: _Errors, taints: list[dict]) -> None:
-    seen = set()
-    for index, taint in enumerate(taints):
-        if taint.get("effect") not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-            errors.add(
-                f"node_taints[{index}].effect", "must be NoSchedule, PreferNoSchedule or NoExecute"
-            )
-        _check(errors, f"node_taints[{index}].key", label_key_error(taint.get("key") or ""))
-        if (taint.get("key"), taint.get("effect")) in seen:
-            errors.add(f"node_taints[{index}]", "key and effect must be unique")
-        seen.add((taint.get("key"), taint.get("effect")))
+def _check_taints(errors: _Errors, taints: Any, tolerations: Any) -> None:
+    for path, problem in (*taint_problems(taints), *toleration_problems(tolerations)):
+        errors.add(path, problem)
 
 
 def _check_capacity_not_below_quotas(errors: _Errors, flavor, parsed: dict[str, Decimal]) -> None:
