@@ -20,7 +20,12 @@ from apps.queues.choices import (
     WithinClusterQueue,
 )
 from apps.queues.names import dns_label_error
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import (
+    QuantityError,
+    format_quantity,
+    parse_quantity,
+    whole_device_error,
+)
 
 INT32_MAX = 2**31 - 1
 MAX_FLAVORS = 64
@@ -91,8 +96,8 @@ def _check_choices(proposal: dict, findings: Findings) -> None:
             findings.add(path, f"must be one of {', '.join(allowed)}")
 
 
-def _quantity(value: Any, path: str, findings: Findings) -> Decimal | None:
-    """Parse a quantity; record syntax and sign problems under ``path``."""
+def _quantity(value: Any, path: str, findings: Findings, resource: str = "") -> Decimal | None:
+    """Parse a quantity of ``resource``; record syntax, sign and whole-device problems."""
     try:
         parsed = parse_quantity(value)
     except QuantityError as exc:
@@ -100,6 +105,9 @@ def _quantity(value: Any, path: str, findings: Findings) -> Decimal | None:
         return None
     if parsed < 0:
         findings.add(path, "must not be negative")
+        return None
+    if problem := whole_device_error(resource, parsed):
+        findings.add(path, problem)
         return None
     return parsed
 
@@ -159,7 +167,7 @@ def _check_quota(quota: dict, path: str, in_cohort: bool, catalog, findings: Fin
         known = ", ".join(sorted(catalog.capacity[flavor])) or "none"
         findings.add(f"{path}.resource", f"flavor {flavor} has no {resource!r} (it has: {known})")
         return
-    nominal = _quantity(quota.get("nominal"), f"{path}.nominal", findings)
+    nominal = _quantity(quota.get("nominal"), f"{path}.nominal", findings, resource)
     _check_limits(quota, path, nominal, in_cohort, findings)
     if nominal is not None:
         _check_capacity(flavor, resource, nominal, path, catalog, findings)
@@ -172,7 +180,7 @@ def _check_limits(quota: dict, path: str, nominal, in_cohort: bool, findings: Fi
         if not in_cohort:
             findings.add(f"{path}.{limit}", "may only be set when the queue is in a cohort")
             continue
-        value = _quantity(quota[limit], f"{path}.{limit}", findings)
+        value = _quantity(quota[limit], f"{path}.{limit}", findings, quota.get("resource"))
         exceeds = value is not None and nominal is not None and value > nominal
         if limit == "lending_limit" and exceeds:
             findings.add(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -14,6 +12,7 @@ from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
 from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
+from portal.csv_export import csv_response
 
 TREND_WEEKS = 52
 
@@ -71,18 +70,9 @@ def week_json(request: HttpRequest, week: str) -> JsonResponse:
     return response
 
 
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
 @login_required
 def week_csv(request: HttpRequest, week: str) -> StreamingHttpResponse:
-    writer = csv.writer(_Echo())
-    rows = (writer.writerow(row) for row in csv_rows(week, scoped_report(request, week)))
-    response = StreamingHttpResponse(rows, content_type="text/csv")
-    response["Content-Disposition"] = f'attachment; filename="report-{week}.csv"'
-    return response
+    return csv_response(csv_rows(week, scoped_report(request, week)), f"report-{week}.csv")
 
 
 @login_required

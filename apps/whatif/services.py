@@ -15,6 +15,7 @@ from apps.queues import services as queue_services
 from apps.queues.choices import AuditAction
 from apps.queues.errors import NotAllowed, PolicyError
 from apps.queues.models import FlavorCapacity, Queue
+from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import parse_quantity
 from apps.queues.services.audit import record_audit
 from apps.queues.services.policy import Preview
@@ -70,8 +71,7 @@ def _start(run_id: int) -> None:
 def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
     if not permissions.can_run_whatif(actor):
         raise NotAllowed("only team leads and admins may run what-ifs")
-    if not draft:
-        raise PolicyError.single("draft", "name at least one queue to change")
+    _check_draft_shape(draft)
     queues = list(Queue.objects.with_policy().filter(name__in=draft).order_by("name"))
     missing = sorted(set(draft) - {q.name for q in queues})
     if missing:
@@ -81,16 +81,36 @@ def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
     return queues
 
 
+def _check_draft_shape(draft: policies.Draft) -> None:
+    """A mapping of queue names to proposals, each shaped like a save's body."""
+    if not isinstance(draft, dict):
+        raise PolicyError.single("draft", "must map queue names to proposals")
+    if not draft:
+        raise PolicyError.single("draft", "name at least one queue to change")
+    errors: dict[str, list[str]] = {}
+    for name, proposal in draft.items():
+        try:
+            check_proposal_shape(proposal, prefix=f"{name}.")
+        except PolicyError as exc:
+            errors.update(exc.errors)
+    if errors:
+        raise PolicyError(errors)
+
+
 def _previews_or_raise(queues: list[Queue], draft: policies.Draft, actor) -> dict[str, Preview]:
-    """Each drafted queue's preview (its field changes, envelope breaches); refuse invalid drafts."""
+    """Each drafted queue's preview (its field changes, envelope breaches); refuse invalid drafts.
+
+    A draft beyond physical capacity is refused too: applying it could not succeed.
+    """
     errors: dict[str, list[str]] = {}
     previews = {}
     for queue in queues:
         preview = previews[queue.name] = queue_services.preview_queue_change(
             queue, draft[queue.name], actor=actor
         )
-        for path, messages in preview.errors.items():
-            errors.setdefault(f"{queue.name}.{path}", []).extend(messages)
+        for found in (preview.errors, preview.capacity_errors):
+            for path, messages in found.items():
+                errors.setdefault(f"{queue.name}.{path}", []).extend(messages)
     if errors:
         raise PolicyError(errors)
     return previews

@@ -105,12 +105,22 @@ MATRIX: dict[str, list[tuple]] = {
             {"capacity": {"nvidia.com/gpu": "72"}},
             (U, 403, 403, 403, 200, 403),
         ),
+        (
+            "patch",
+            "/api/v1/flavors/h100/",
+            {"gpu_model": "NVIDIA H100 80GB"},
+            (U, 403, 403, 403, 200, 403),
+        ),
     ],
     "cohort-list": [
         ("get", "/api/v1/cohorts/", None, (U, 200, 200, 200, 200, 200)),
         ("post", "/api/v1/cohorts/", {"name": "extra"}, (U, 403, 403, 403, 201, 403)),
     ],
-    "cohort-detail": [("get", "/api/v1/cohorts/research/", None, (U, 200, 200, 200, 200, 200))],
+    "cohort-detail": [
+        ("get", "/api/v1/cohorts/research/", None, (U, 200, 200, 200, 200, 200)),
+        ("put", "/api/v1/cohorts/research/", {"fair_weight": "2"}, (U, 403, 403, 403, 200, 403)),
+        ("patch", "/api/v1/cohorts/research/", {"description": "x"}, (U, 403, 403, 403, 200, 403)),
+    ],
     "priority-tier-list": [
         ("get", "/api/v1/priority-tiers/", None, (U, 200, 200, 200, 200, 200)),
         (
@@ -121,7 +131,19 @@ MATRIX: dict[str, list[tuple]] = {
         ),
     ],
     "priority-tier-detail": [
-        ("get", "/api/v1/priority-tiers/p2-standard/", None, (U, 200, 200, 200, 200, 200))
+        ("get", "/api/v1/priority-tiers/p2-standard/", None, (U, 200, 200, 200, 200, 200)),
+        (
+            "put",
+            "/api/v1/priority-tiers/p2-standard/",
+            {"value": 150},
+            (U, 403, 403, 403, 200, 403),
+        ),
+        (
+            "patch",
+            "/api/v1/priority-tiers/p2-standard/",
+            {"description": "standard"},
+            (U, 403, 403, 403, 200, 403),
+        ),
     ],
     "queue-list": [
         ("get", "/api/v1/queues/", None, (U, 200, 200, 200, 200, 200)),

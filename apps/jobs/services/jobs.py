@@ -28,6 +28,7 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
+from apps.jobs.services.idempotency import find_replay, insert_once
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
@@ -165,15 +166,12 @@ def submit_job(
     """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
     now = now or timezone.now()
     digest = request_hash(user.pk, spec)
-    if idempotency_key:
-        existing = BatchJob.objects.filter(owner=user, idempotency_key=idempotency_key).first()
-        if existing is not None:
-            if existing.request_hash != digest:
-                raise JobsError(
-                    "idempotency_key_reused",
-                    "this Idempotency-Key was already used for a different request",
-                )
-            return existing, True
+
+    def replay() -> BatchJob | None:
+        return find_replay(BatchJob, key=idempotency_key, digest=digest, owner=user)
+
+    if (existing := replay()) is not None:
+        return existing, True
     team = resolve_team(user, spec.team)
     check_acts_for(actor, user, team)
     namespace = resolve_namespace(team, spec.namespace)
@@ -187,7 +185,7 @@ def submit_job(
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
     interval = spec.checkpoint_interval_minutes
-    job = BatchJob.objects.create(
+    job = BatchJob(
         owner=user,
         idempotency_key=idempotency_key,
         request_hash=digest,
@@ -213,6 +211,9 @@ def submit_job(
         sim_duration_seconds=spec.sim_duration_seconds,
         created_at=now,
     )
+    job, replayed = insert_once(job, replay=replay)
+    if replayed:
+        return job, True
     JobEvent.objects.create(job=job, at=now, kind=JobEventKind.SUBMITTED, key="submitted")
     audit(
         actor,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
@@ -24,6 +24,7 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
+from apps.jobs.services.idempotency import find_replay, insert_once
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
@@ -60,17 +61,8 @@ def _on_commit_task(task_name: str, notebook_id: int) -> None:
 
 
 def _replay(actor: Principal, key: str, digest: str) -> RequestOutcome | None:
-    if not key:
-        return None
-    existing = Notebook.objects.filter(requested_by=actor.user, idempotency_key=key).first()
-    if existing is None:
-        return None
-    if existing.request_hash != digest:
-        raise JobsError(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used for a different request",
-        )
-    return RequestOutcome(existing, replayed=True)
+    existing = find_replay(Notebook, key=key, digest=digest, requested_by=actor.user)
+    return RequestOutcome(existing, replayed=True) if existing is not None else None
 
 
 def request_notebook(
@@ -170,13 +162,15 @@ def _request_notebook(
         expires_at=now + timedelta(hours=ttl),
         state=NotebookState.QUEUED if existing else NotebookState.REQUESTED,
     )
-    try:
-        with transaction.atomic():
-            notebook.save()
-    except IntegrityError:
-        # Only the idempotency constraint can clash here (the name is random);
-        # the pool lock makes this unreachable unless someone bypassed it.
-        raise JobsError("idempotency_key_reused", "a concurrent request used this key") from None
+    # The pool lock already serialises requests; insert_once is the backstop.
+    notebook, replayed = insert_once(
+        notebook,
+        replay=lambda: find_replay(
+            Notebook, key=idempotency_key, digest=digest, requested_by=actor.user
+        ),
+    )
+    if replayed:
+        return RequestOutcome(notebook, replayed=True)
     after = {
         "gpus": spec.gpus,
         "flavor": pool_flavor.flavor.name,

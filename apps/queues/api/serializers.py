@@ -84,6 +84,14 @@ class PriorityTierSerializer(serializers.ModelSerializer):
         fields = ["name", "value", "description"]
 
 
+class PriorityTierWriteSerializer(serializers.Serializer):
+    """Body of POST and PUT/PATCH by name; the service checks the rules."""
+
+    name = serializers.CharField()
+    value = serializers.IntegerField()
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
 class QuotaSerializer(serializers.Serializer):
     flavor = serializers.CharField()
     resource = serializers.CharField()

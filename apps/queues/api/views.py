@@ -1,15 +1,14 @@
 """API viewsets: parse, call one service, render. Visibility via ``visible_to``."""
 
-import csv
-
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from apps.queues import services
+from apps.queues import permissions, services
 from apps.queues.api import serializers as s
+from apps.queues.errors import NotAllowed, PolicyError
 from apps.queues.exports import audit_csv_rows
 from apps.queues.models import (
     AuditEntry,
@@ -20,6 +19,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from portal.csv_export import csv_response
 
 
 class VisibleMixin:
@@ -71,7 +71,7 @@ def _envelope_data(team: Team) -> dict:
 
 
 class CatalogViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
-    """Read for everyone signed in; create/update (PUT by name) for admins."""
+    """Read for everyone signed in; create, replace (PUT) or patch by name for admins."""
 
     lookup_field = "name"
     write_serializer = None
@@ -86,8 +86,18 @@ class CatalogViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
         self.get_object()
         return self._write(request, status.HTTP_200_OK, name=name)
 
-    def _write(self, request, code, name=None):
-        body = self.write_serializer(data={**request.data, **({"name": name} if name else {})})
+    def partial_update(self, request, name=None):
+        current = self.serializer_class(self.get_object()).data
+        return self._write(request, status.HTTP_200_OK, name=name, base=current)
+
+    def _write(self, request, code, name=None, base=None):
+        # Authorize before reading the body: a non-admin gets 403 whatever they send.
+        if not permissions.can_manage_catalog(request.user):
+            raise NotAllowed("only platform admins change the catalog")
+        if not isinstance(request.data, dict):
+            raise PolicyError.single("body", "must be a JSON object")
+        data = {**(base or {}), **request.data, **({"name": name} if name else {})}
+        body = self.write_serializer(data=data)
         body.is_valid(raise_exception=True)
         obj = self.save(dict(body.validated_data))
         return Response(self.serializer_class(obj).data, status=code)
@@ -106,6 +116,10 @@ class FlavorViewSet(CatalogViewSet):
     def update(self, request, name=None):
         return super().update(request, name)
 
+    @extend_schema(request=s.FlavorWriteSerializer, responses=s.FlavorSerializer)
+    def partial_update(self, request, name=None):
+        return super().partial_update(request, name)
+
     def save(self, data):
         return services.save_flavor(actor=self.request.user, **data)
 
@@ -123,6 +137,10 @@ class CohortViewSet(CatalogViewSet):
     def update(self, request, name=None):
         return super().update(request, name)
 
+    @extend_schema(request=s.CohortWriteSerializer, responses=s.CohortSerializer)
+    def partial_update(self, request, name=None):
+        return super().partial_update(request, name)
+
     def save(self, data):
         return services.save_cohort(actor=self.request.user, **data)
 
@@ -130,15 +148,19 @@ class CohortViewSet(CatalogViewSet):
 class PriorityTierViewSet(CatalogViewSet):
     base_queryset = PriorityTier.objects.all()
     serializer_class = s.PriorityTierSerializer
-    write_serializer = s.PriorityTierSerializer
+    write_serializer = s.PriorityTierWriteSerializer
 
-    @extend_schema(request=s.PriorityTierSerializer, responses={201: s.PriorityTierSerializer})
+    @extend_schema(request=s.PriorityTierWriteSerializer, responses={201: s.PriorityTierSerializer})
     def create(self, request):
         return super().create(request)
 
-    @extend_schema(request=s.PriorityTierSerializer, responses=s.PriorityTierSerializer)
+    @extend_schema(request=s.PriorityTierWriteSerializer, responses=s.PriorityTierSerializer)
     def update(self, request, name=None):
         return super().update(request, name)
+
+    @extend_schema(request=s.PriorityTierWriteSerializer, responses=s.PriorityTierSerializer)
+    def partial_update(self, request, name=None):
+        return super().partial_update(request, name)
 
     def save(self, data):
         return services.save_priority_tier(actor=self.request.user, **data)
@@ -249,20 +271,8 @@ class ChangeRequestViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
         return dict(body.validated_data)
 
 
-class Echo:
-    """File-like object whose write returns the line, for streaming CSV."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
 def stream_audit_csv(entries, filename: str) -> StreamingHttpResponse:
-    writer = csv.writer(Echo())
-    response = StreamingHttpResponse(
-        (writer.writerow(row) for row in audit_csv_rows(entries)), content_type="text/csv"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return csv_response(audit_csv_rows(entries), filename)
 
 
 class AuditEntryViewSet(

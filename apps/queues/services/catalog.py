@@ -9,6 +9,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import permissions, signals
+from apps.queues.bounds import length_error
 from apps.queues.choices import AuditAction, TeamRole
 from apps.queues.errors import NotAllowed, PolicyError
 from apps.queues.models import (
@@ -30,8 +31,14 @@ from apps.queues.names import (
     label_value_error,
     resource_name_error,
 )
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import (
+    QuantityError,
+    format_quantity,
+    parse_quantity,
+    whole_device_error,
+)
 from apps.queues.services.audit import record_audit
+from apps.queues.taints import taint_problems, toleration_problems
 
 INT32 = (-(2**31), 2**31 - 1)
 
@@ -55,7 +62,9 @@ def _check(errors: _Errors, path: str, problem: str | None) -> None:
         errors.add(path, problem)
 
 
-def _quantity(errors: _Errors, path: str, value: Any, *, optional: bool = False) -> Decimal | None:
+def _quantity(
+    errors: _Errors, path: str, value: Any, *, optional: bool = False, resource: str = ""
+) -> Decimal | None:
     if optional and value in (None, ""):
         return None
     try:
@@ -65,6 +74,9 @@ def _quantity(errors: _Errors, path: str, value: Any, *, optional: bool = False)
         return None
     if parsed < 0:
         errors.add(path, "must not be negative")
+        return None
+    if problem := whole_device_error(resource, parsed):
+        errors.add(path, problem)
         return None
     return parsed
 
@@ -79,6 +91,7 @@ def create_team(
     _check(errors, "cost_center", cost_center and label_value_error(cost_center))
     if not display_name.strip():
         errors.add("display_name", "must not be empty")
+    _check(errors, "display_name", length_error(Team, "display_name", display_name))
     if not namespaces:
         errors.add("namespaces", "a team needs at least one namespace")
     for index, name in enumerate(namespaces):
@@ -196,9 +209,10 @@ def save_flavor(
     flavor = ResourceFlavor.objects.select_for_update().filter(name=name).first()
     errors = _Errors()
     _check(errors, "name", dns_subdomain_error(name))
+    _check(errors, "gpu_model", length_error(ResourceFlavor, "gpu_model", gpu_model))
     parsed = _check_capacity(errors, capacity)
     _check_node_labels(errors, node_labels or {})
-    _check_taints(errors, node_taints or [])
+    _check_taints(errors, node_taints or [], tolerations or [])
     if flavor is not None and not capacity_override_reason.strip():
         _check_capacity_not_below_quotas(errors, flavor, parsed)
     errors.raise_if_any()
@@ -224,7 +238,7 @@ def _check_capacity(errors: _Errors, capacity: dict[str, str]) -> dict[str, Deci
         errors.add("capacity", "a flavor needs the capacity of at least one resource")
     for resource, value in capacity.items():
         _check(errors, f"capacity.{resource}", resource_name_error(resource))
-        quantity = _quantity(errors, f"capacity.{resource}", value)
+        quantity = _quantity(errors, f"capacity.{resource}", value, resource=resource)
         if quantity is not None:
             parsed[resource] = quantity
     return parsed
@@ -238,17 +252,9 @@ def _check_node_labels(errors: _Errors, labels: dict[str, str]) -> None:
         _check(errors, f"node_labels.{key}", label_value_error(str(value)))
 
 
-def _check_taints(errors: _Errors, taints: list[dict]) -> None:
-    seen = set()
-    for index, taint in enumerate(taints):
-        if taint.get("effect") not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
-            errors.add(
-                f"node_taints[{index}].effect", "must be NoSchedule, PreferNoSchedule or NoExecute"
-            )
-        _check(errors, f"node_taints[{index}].key", label_key_error(taint.get("key") or ""))
-        if (taint.get("key"), taint.get("effect")) in seen:
-            errors.add(f"node_taints[{index}]", "key and effect must be unique")
-        seen.add((taint.get("key"), taint.get("effect")))
+def _check_taints(errors: _Errors, taints: Any, tolerations: Any) -> None:
+    for path, problem in (*taint_problems(taints), *toleration_problems(tolerations)):
+        errors.add(path, problem)
 
 
 def _check_capacity_not_below_quotas(errors: _Errors, flavor, parsed: dict[str, Decimal]) -> None:
@@ -377,8 +383,15 @@ def _check_envelope_limit(errors: _Errors, path: str, limit: dict, flavors: dict
         return
     if limit.get("resource") not in {c.resource for c in flavor.capacities.all()}:
         errors.add(f"{path}.resource", f"flavor {flavor.name} has no {limit.get('resource')!r}")
-    _quantity(errors, f"{path}.max_nominal", limit.get("max_nominal"))
-    _quantity(errors, f"{path}.max_borrowing", limit.get("max_borrowing"), optional=True)
+    resource = limit.get("resource") or ""
+    _quantity(errors, f"{path}.max_nominal", limit.get("max_nominal"), resource=resource)
+    _quantity(
+        errors,
+        f"{path}.max_borrowing",
+        limit.get("max_borrowing"),
+        optional=True,
+        resource=resource,
+    )
 
 
 def _envelope_dict(envelope: Envelope) -> dict:

@@ -25,6 +25,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import QuantityError, parse_quantity
 from apps.queues.services.audit import record_audit
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
@@ -101,7 +102,12 @@ def _optional_quantity(value: str | None) -> Decimal | None:
 
 
 def normalize_proposal(current: dict[str, Any], proposal: dict[str, Any]) -> dict[str, Any]:
-    """Fill what the caller may not change (name, team, version) from the saved queue."""
+    """Fill what the caller may not change (name, team, version) from the saved queue.
+
+    Raises PolicyError when the proposal is not shaped like one (unknown fields, a
+    quota that is not an object, …), before anything reads it.
+    """
+    check_proposal_shape(proposal)
     preemption = {**current["preemption"], **(proposal.get("preemption") or {})}
     merged = {**current, **proposal, "preemption": preemption}
     merged.update(name=current["name"], team=current["team"], version=current["version"])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,6 +10,7 @@ from apps.reports import services
 from apps.reports.compute.weeks import parse_week
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
+from portal.csv_export import write_csv
 
 
 class Command(BaseCommand):
@@ -32,4 +32,4 @@ class Command(BaseCommand):
         if format == "json":
             self.stdout.write(json.dumps({"week": week, **snapshot.data}, indent=2))
         else:
-            csv.writer(self.stdout).writerows(csv_rows(week, snapshot.data))
+            write_csv(self.stdout, csv_rows(week, snapshot.data))
