@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint format lock clean
+.PHONY: install run test lint format lock clean realcluster
 
 install: $(STAMP)
 
@@ -33,6 +33,10 @@ lock:
 	/tmp/qm-lock/bin/pip install --quiet -r requirements-dev.in
 	( echo "# Exact pins of requirements-dev.in (which includes requirements.in). Regenerate with \`make lock\`."; \
 	  /tmp/qm-lock/bin/pip freeze ) > requirements.txt
+
+# Real kube-apiserver/etcd/KWOK/Kueue binaries, built from Go modules into ~/.cache/quartermaster.
+realcluster:
+	bash realcluster/build.sh
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

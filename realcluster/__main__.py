@@ -76,6 +76,9 @@ def _up(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
+        # A second Ctrl-C or TERM must not cut the orderly shutdown short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         plane.down()
 
 

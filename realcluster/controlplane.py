@@ -42,6 +42,8 @@ CONTROLLERS = ",".join(
         "clusterrole-aggregation-controller",
         "ttl-after-finished-controller",
         "pod-garbage-collector-controller",
+        # Lifts the not-ready taint that new nodes are created with, once KWOK reports them Ready.
+        "node-lifecycle-controller",
     ]
 )
 AUDIT_POLICY = {

@@ -22,6 +22,8 @@ OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
 LOST_WORK = "simcluster/lost-work-seconds"
 _PREEMPTOR_UID = re.compile(r"\(UID: ([^,)]+)")
 _UNSCHEDULABLE_PREFIX = re.compile(r"^0/\d+ nodes are available: ")
+# kube-scheduler: "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: …"
+_INSUFFICIENT = re.compile(r"\b\d+ Insufficient (\S+?)[.,]?(?:\s|$)")
 
 
 def condition(obj: dict | None, kind: str) -> dict | None:
@@ -74,6 +76,17 @@ def unschedulable_message(pods: list[dict]) -> str:
         if cond and cond.get("status") == "False" and cond.get("reason") == "Unschedulable":
             return _UNSCHEDULABLE_PREFIX.sub("", cond.get("message") or "").rstrip(".")
     return ""
+
+
+def plain_unschedulable(message: str, need: Need) -> str:
+    """The scheduler's verdict in words: kube-scheduler's "N Insufficient <resource>"
+    becomes "no node has <amount> free <resource>"; other messages stay as they are."""
+    match = _INSUFFICIENT.search(message)
+    if match is None:
+        return message
+    resource = match.group(1)
+    amount = need.amount if resource == need.resource else "enough"
+    return f"no node has {amount} free {resource}"
 
 
 # ----- notebooks ----------------------------------------------------------------------
@@ -213,7 +226,7 @@ def pending_reason(
     if workload is None:
         return "waiting for Kueue to create the workload"
     if is_true(workload, "QuotaReserved"):
-        message = unschedulable_message(pods)
+        message = plain_unschedulable(unschedulable_message(pods), need)
         return f"admitted but unschedulable: {message}" if message else ""
     cond = condition(workload, "QuotaReserved") or {}
     reason = cond.get("reason") or ""

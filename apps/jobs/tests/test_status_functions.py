@@ -80,3 +80,20 @@ def test_a_preemption_names_the_preemptor_and_its_reason():
     assert entry.reason == "InCohortReclamation"
     assert entry.preemptor == "team-nlp/llm-pretrain"
     assert entry.at.hour == 14 and entry.at.minute == 2
+
+
+def test_kube_schedulers_insufficient_resource_reads_as_plain_words():
+    from apps.jobs.status import Need, plain_unschedulable
+
+    need = Need(flavor="h100", resource="nvidia.com/gpu", amount=8)
+    # As kube-scheduler 1.35 words it after stripping "0/2 nodes are available: ".
+    real = (
+        "2 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/2 nodes "
+        "are available: 2 No preemption victims found for incoming pod"
+    )
+    assert plain_unschedulable(real, need) == "no node has 8 free nvidia.com/gpu"
+    assert plain_unschedulable("1 Insufficient cpu, 1 Insufficient nvidia.com/gpu", need) == (
+        "no node has enough free cpu"
+    )
+    other = "2 node(s) didn't match Pod's node affinity/selector"
+    assert plain_unschedulable(other, need) == other

@@ -119,7 +119,7 @@ class RealCluster:
         if doomed:
             kubectl("delete", "namespace", *doomed, "--wait=false")
         kubectl("delete", KUEUE_CLUSTER_KINDS, "--all", "--wait=false")
-        kubectl("delete", "nodes", "-l", "type=kwok", "--wait=false")
+        kubectl("delete", "nodes", "--all", "--wait=false")  # every node here is a KWOK node
         deadline = time.monotonic() + timeout
         while self._leftovers():
             if time.monotonic() > deadline:
