@@ -3,8 +3,10 @@
 Starts the simulated Kubernetes cluster (unless ``QM_CLUSTER_SYNC=false``), the
 web server and a Celery worker with embedded beat (filesystem broker, no Redis),
 prints the URL, demo logins and the kubectl command, and stops everything on Ctrl-C.
-The portal is always pointed at the simulated cluster here, never at whatever
-``KUBECONFIG`` the shell has, so a demo never writes to a real cluster.
+``QM_CLUSTER=real`` starts the real control plane from ``realcluster/`` instead (the
+real Kueue on KWOK nodes; no generated week). The portal is always pointed at the
+cluster started here, never at whatever ``KUBECONFIG`` the shell has, so a demo never
+writes to a cluster someone else runs.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import time
 from pathlib import Path
 
 from portal import demo_prometheus
-from portal.env import env_bool
+from portal.env import env_bool, env_choice
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 KUBECONFIG = ROOT / "var" / "kubeconfig"
+REAL_WORKDIR = ROOT / "var" / "realcluster"
 PREFERRED_SIM_PORT = 6443
 DEMO_DAYS = 7
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -43,8 +46,16 @@ def _env() -> dict[str, str]:
     env.setdefault("QM_KUEUE_FAIR_SHARING", "true")
     env["PYTHONUNBUFFERED"] = "1"
     if env_bool("QM_CLUSTER_SYNC", True):
-        env["KUBECONFIG"] = str(KUBECONFIG)
+        env["KUBECONFIG"] = str(_kubeconfig())
     return env
+
+
+def _real() -> bool:
+    return env_choice("QM_CLUSTER", ("sim", "real"), "sim") == "real"
+
+
+def _kubeconfig() -> Path:
+    return REAL_WORKDIR / "kubeconfig" if _real() else KUBECONFIG
 
 
 def _manage(*args: str) -> None:
@@ -106,6 +117,25 @@ def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
     return process, match.group(1)
 
 
+def _start_real_cluster() -> subprocess.Popen:
+    """The real control plane with the demo's GPU nodes (KWOK), fresh on every start:
+    the portal's reconciler puts the saved policy back into it."""
+    REAL_WORKDIR.parent.mkdir(parents=True, exist_ok=True)
+    argv = [PYTHON, "-m", "realcluster", "up", "--workdir", str(REAL_WORKDIR), "--demo-nodes"]
+    if env_bool("QM_KUEUE_FAIR_SHARING", True):
+        argv += ["--fair-sharing"]
+    print("starting the real control plane (building it first if needed: see docs/realcluster.md)…")
+    process = subprocess.Popen(
+        argv, cwd=ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
+    line = process.stdout.readline()
+    if not line.startswith("realcluster up"):
+        _stop([process])
+        raise SystemExit(f"the real control plane did not start: {line!r}")
+    print(line.strip(), flush=True)
+    return process
+
+
 def _start_prometheus(sim_url: str, first_start: bool) -> list[subprocess.Popen]:
     """A real Prometheus on the cluster's metrics when the package is installed."""
     if not demo_prometheus.available():
@@ -132,11 +162,14 @@ def main() -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     try:
-        if with_cluster:
+        if with_cluster and _real():
+            cluster.append(_start_real_cluster())
+        elif with_cluster:
             sim, sim_url = _start_cluster(first_start)
             cluster.append(sim)
             cluster[:0] = _start_prometheus(sim_url, first_start)
-        _prepare(seeded=with_cluster)
+        # The real cluster has no generated week: it gets the demo policy only.
+        _prepare(seeded=with_cluster and not _real())
         processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
         _announce(host, port, with_cluster=with_cluster)
         while not stop["now"] and all(p.poll() is None for p in processes):
@@ -176,7 +209,7 @@ def _worker_argv() -> list[str]:
 def _announce(host: str, port: str, *, with_cluster: bool) -> None:
     print(f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n")
     if with_cluster:
-        kubeconfig = KUBECONFIG.relative_to(ROOT)
+        kubeconfig = _kubeconfig().relative_to(ROOT)
         print(f"Kueue objects: kubectl --kubeconfig {kubeconfig} get clusterqueues,workloads -A\n")
     sys.stdout.flush()
 

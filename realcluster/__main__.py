@@ -3,7 +3,8 @@
 ``up`` starts the control plane in the foreground (Ctrl-C stops it) and prints the
 kubeconfig path; with ``--nodes`` it registers fake GPU nodes, e.g.
 ``--nodes h100=4x8`` is four nodes with 8 ``nvidia.com/gpu`` each, labelled
-``quartermaster.io/flavor=h100``.
+``quartermaster.io/flavor=h100``; ``--nodes-file`` takes Node manifests (YAML), which
+become KWOK nodes as they are.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+import yaml
 
 from realcluster import build_info, nodes
 from realcluster.controlplane import ControlPlane, stop_from_state
@@ -40,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     up.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     up.add_argument("--fair-sharing", action="store_true", help="Kueue's fair sharing on")
     up.add_argument("--nodes", type=_node_spec, action="append", default=[])
+    up.add_argument("--nodes-file", type=Path, help="Node manifests (YAML) to register")
+    up.add_argument("--demo-nodes", action="store_true", help="the demo cluster's GPU nodes")
     down = commands.add_parser("down", help="stop a control plane started by `up`")
     down.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     commands.add_parser("status", help="print the pinned versions and whether they are built")
@@ -53,17 +58,25 @@ def _up(args: argparse.Namespace) -> int:
     except StartupError as exc:
         print(f"realcluster: {exc}", file=sys.stderr)
         return 1
-    for flavor, count, gpus in args.nodes:
-        plane.apply(
-            [
-                nodes.gpu_node(
-                    f"{flavor}-{i}",
-                    labels={"quartermaster.io/flavor": flavor},
-                    resources={"nvidia.com/gpu": str(gpus)},
-                )
-                for i in range(count)
-            ]
+    fake = [
+        nodes.gpu_node(
+            f"{flavor}-{i}",
+            labels={"quartermaster.io/flavor": flavor},
+            resources={"nvidia.com/gpu": str(gpus)},
         )
+        for flavor, count, gpus in args.nodes
+        for i in range(count)
+    ]
+    if args.nodes_file:
+        fake += [
+            nodes.as_kwok_node(n) for n in yaml.safe_load_all(args.nodes_file.read_text()) if n
+        ]
+    if args.demo_nodes:
+        from simcluster.demo import demo_objects, nodes_for
+
+        fake += [nodes.as_kwok_node(n) for n in nodes_for(demo_objects())]
+    if fake:
+        plane.apply(fake)
     print(f"realcluster up in {plane.startup_seconds:.1f}s: {plane.server}", flush=True)
     print(f"kubectl --kubeconfig {plane.kubeconfig.resolve()} get nodes", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))

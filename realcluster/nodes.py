@@ -63,3 +63,10 @@ def gpu_node(name: str, *, labels: dict[str, str], resources: dict[str, str]) ->
         "spec": {},
         "status": {"capacity": capacity, "allocatable": capacity},
     }
+
+
+def as_kwok_node(node: dict) -> dict:
+    """A Node manifest from elsewhere (e.g. the demo's), handed to KWOK to keep Ready."""
+    node = copy.deepcopy(node)
+    node.setdefault("metadata", {}).setdefault("annotations", {})[MANAGED_ANNOTATION] = "fake"
+    return node
