@@ -91,6 +91,11 @@ class SimCluster:
     def writes(self) -> int:
         return self.hook("counters")["writes"]
 
+    def written_resources(self) -> set[str]:
+        """Resources the API clients wrote to since the counters were reset."""
+        requests = self.hook("counters")["requests"]
+        return {r["resource"] for r in requests if r["verb"] not in ("get", "list", "watch")}
+
     def reset_counters(self) -> None:
         self.hook("counters/reset", "POST")
 

@@ -60,6 +60,9 @@ class RealCluster:
     def writes(self) -> int:
         return len(self.portal_writes())
 
+    def written_resources(self) -> set[str]:
+        return {event["objectRef"]["resource"] for event in self.portal_writes()}
+
     def portal_writes(self) -> list[dict]:
         return self.plane.writes_by(PORTAL_USER, since_line=self._audit_mark)
 
