@@ -352,6 +352,16 @@ class ControlPlane:
         )
         if established.returncode != 0:
             raise StartupError(f"Kueue's CRDs not established: {established.stderr.strip()}")
+        # Established is not served: each new kind's storage answers 429 until its watch
+        # cache is up, so wait until every Kueue kind lists.
+        kinds = ",".join(
+            c["metadata"]["name"] for c in kueue_manifests.crds(module, url, self.ca.pem)
+        )
+        deadline = time.monotonic() + 60
+        while (listed := self.kubectl("get", kinds, "-A", "-o", "name")).returncode != 0:
+            if time.monotonic() > deadline:
+                raise StartupError(f"Kueue's kinds not served: {listed.stderr.strip()}")
+            time.sleep(0.2)
         self.apply(kueue_manifests.webhook_configurations(module, url, self.ca.pem))
         self.apply(kueue_manifests.visibility_api(module, self.ports["visibility"]))
 

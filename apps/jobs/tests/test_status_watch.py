@@ -56,12 +56,6 @@ def watching(seconds: float):
     assert not thread.is_alive() and not result.get("errors"), result
 
 
-def window(cluster, seconds: float) -> float:
-    """How long a watch run covers: the real control plane moves in real time (KWOK takes
-    seconds per pod step), so its tests watch longer; waits inside still end on the event."""
-    return seconds * 3 if getattr(cluster, "real", False) else seconds
-
-
 def new_notebook(user) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     notebook = request_notebook(user, spec, actor=Principal(user)).notebook
@@ -81,10 +75,9 @@ def pod_ready_at(sim, notebook: Notebook) -> str | None:
     return ready.get("lastTransitionTime") if ready.get("status") == "True" else None
 
 
-@pytest.mark.both_clusters
 def test_a_notebook_turns_ready_from_watch_events(sim, pool, queue, scientist):
     reconcile(trigger="manual")
-    with watching(seconds=window(sim, 15)):
+    with watching(seconds=15):
         notebook = new_notebook(scientist)
         ready = wait_until(in_state(Notebook, notebook.pk, NotebookState.READY), timeout=60)
     assert ready.workload_name.startswith(f"statefulset-{notebook.name}-")
@@ -136,10 +129,9 @@ def train(user, i: int, seconds: int = 3600, tier: str = "") -> BatchJob:
     return job
 
 
-@pytest.mark.both_clusters
 def test_a_job_runs_and_succeeds_with_its_history(sim, pool, queue, scientist, template):
     reconcile(trigger="manual")
-    with watching(seconds=window(sim, 20)):
+    with watching(seconds=20):
         job = train(scientist, 0, seconds=3)
         wait_until(in_state(BatchJob, job.pk, JobState.RUNNING), timeout=60)
         done = wait_until(in_state(BatchJob, job.pk, JobState.SUCCEEDED), timeout=60)
@@ -147,11 +139,10 @@ def test_a_job_runs_and_succeeds_with_its_history(sim, pool, queue, scientist, t
     assert {"submitted", "admitted"} <= set(done.events.values_list("kind", flat=True))
 
 
-@pytest.mark.both_clusters
 def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, scientist, template):
     """Of five 8-GPU jobs, three get quota (as in test_cluster_flow) and two wait."""
     reconcile(trigger="manual")
-    with watching(seconds=window(sim, 30)):
+    with watching(seconds=30):
         jobs = [train(scientist, i) for i in range(5)]
 
         def queued_positions():
@@ -169,13 +160,12 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
         wait_until(lambda: queued_positions() == [0], timeout=60)
 
 
-@pytest.mark.both_clusters
 def test_a_preemption_is_recorded_with_who_preempted(
     sim, pool, queue, scientist, lead, template, admin
 ):
     set_policy(queue, admin, preemption={"within_cluster_queue": "LowerPriority"})
     reconcile(trigger="manual")
-    with watching(seconds=window(sim, 30)):
+    with watching(seconds=30):
         low = [train(scientist, i, tier="p3-low") for i in range(4)]  # three get quota
         wait_until(lambda: BatchJob.objects.filter(state=JobState.QUEUED).count() == 1, timeout=60)
         urgent = train(lead, 9, tier="p1-high")
