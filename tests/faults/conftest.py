@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import kombu.pools
 import redis
 from django.conf import settings as django_settings
 from django.db import connection
@@ -76,9 +77,10 @@ def private_redis(tmp_path, settings):
 def _reset_connections() -> None:
     """Forget pooled broker connections and the result backend, so the next use
     connects to the broker now configured."""
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-        celery_app._pool = None
+    # kombu keeps its pools in process-wide registries keyed by broker URL: closing
+    # only Celery's handle would leave a closed pool there for the next test to get.
+    kombu.pools.reset()
+    celery_app._pool = None
     celery_app.amqp._producer_pool = None
     celery_app.__dict__.pop("backend", None)
     celery_app._local.__dict__.pop("backend", None)
