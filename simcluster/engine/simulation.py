@@ -22,9 +22,15 @@ from .state import Cluster, build_quota_tree, load_specs
 
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
-_ARRIVE, _FINISH, _STOPPED = 0, 1, 2
+_ARRIVE, _FINISH, _STOPPED, _REQUEUE = 0, 1, 2, 3
 NEXT_INSTANT_MS = 1
 """The smallest step of virtual time: what a scheduling instant defers lands here."""
+REQUEUE_BATCH_MS = 1_000
+"""Kueue puts workloads parked as inadmissible back in the queue one batch period
+after the quota release that may let them fit, not at once: the request goes
+through a delaying work queue that merges the releases of that second
+(``requeueBatchPeriod`` in Kueue's ``pkg/cache/queue/inadmissible_workloads.go``).
+An arrival within that second is therefore admitted ahead of parked workloads."""
 
 
 class Simulation:
@@ -38,9 +44,12 @@ class Simulation:
         record_events: bool = True,
         write_status: bool = True,
         pod_stop_ms: int = NEXT_INSTANT_MS,
+        requeue_batch_ms: int = REQUEUE_BATCH_MS,
     ):
         """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
         quota is released that much later (never within the instant of eviction).
+        ``requeue_batch_ms``: how long after a quota release parked workloads are
+        reconsidered (0: in the same instant).
         ``write_status=False`` leaves Workload status alone (only the transition
         log, ``cluster.history``, tells what happened)."""
         writer = status.StatusWriter() if write_status else status.SilentStatusWriter()
@@ -55,6 +64,8 @@ class Simulation:
         self._dirty: set[str] = set()
         self._settling = False
         self._refill: set[str] = set()
+        self._requeue_batch_ms = max(0, requeue_batch_ms)
+        self._requeue_pending: set[str] = set()
         self._domains = self._index_domains()
         self.cluster.queues = {
             name: PendingQueue(cq) for name, cq in self.cluster.cluster_queues.items()
@@ -193,6 +204,11 @@ class Simulation:
         if kind == _STOPPED:
             self._release_stopped(payload)
             return
+        if kind == _REQUEUE:
+            self._requeue_pending.discard(payload)
+            self._refill.add(payload)
+            self._dirty.add(payload)
+            return
         wl, evictions = payload
         if wl.admission is None or wl.finished or wl.evictions != evictions:
             return  # stale: the workload was evicted after this completion was scheduled
@@ -200,8 +216,12 @@ class Simulation:
 
     def _on_release(self, cq_name: str) -> None:
         root = self._root_of[cq_name]
-        self._dirty.add(root)
-        self._refill.add(root)
+        self._dirty.add(root)  # active heads may use the freed quota at once
+        if not self._requeue_batch_ms:
+            self._refill.add(root)
+        elif root not in self._requeue_pending:
+            self._requeue_pending.add(root)
+            self._push(self.cluster.now_ms + self._requeue_batch_ms, _REQUEUE, root)
 
     def _settle(self) -> None:
         """Run cycles in every touched cohort tree until nothing more changes."""

@@ -265,8 +265,11 @@ def test_finish_releases_quota_for_the_next_and_victims_come_back():
     assert condition(first, "Preempted")["message"].startswith(
         "Previously: Preempted to accommodate"
     )
-    assert condition(first, "Finished")["lastTransitionTime"] == "2026-03-01T11:40:01Z"
-    assert condition(second, "Admitted")["lastTransitionTime"] == "2026-03-01T11:40:01Z"
+    # hotfix ends 10:40:01; the parked first and second are requeued one batch
+    # second later (Kueue's requeueBatchPeriod): first, older, runs 10:40:02-11:40:02,
+    # and second is requeued and admitted one second after that release.
+    assert condition(first, "Finished")["lastTransitionTime"] == "2026-03-01T11:40:02Z"
+    assert condition(second, "Admitted")["lastTransitionTime"] == "2026-03-01T11:40:03Z"
     assert condition(second, "Finished")["reason"] == "Succeeded"
 
 

@@ -76,9 +76,6 @@ def test_it_keeps_a_notebook_gated_until_admitted(live, hooks, core, custom, api
         "first", NS, {"spec": {"replicas": 0}}
     )
 
-    running = wait_until(lambda: phase(p := pod(core, "second-0")) == "Running" and p)
-    assert gates(running) == []
-    assert pod(core, "first-0") is None
     on_hold = wait_until(
         lambda: (
             (w := workload(custom, "statefulset-first-")) and not is_true(w, "QuotaReserved") and w
@@ -87,6 +84,11 @@ def test_it_keeps_a_notebook_gated_until_admitted(live, hooks, core, custom, api
     assert [
         c["reason"] for c in on_hold["status"]["conditions"] if c["type"] == "QuotaReserved"
     ] == ["OnHold"]
+    # The parked second notebook is requeued one requeue batch (1 s) after the release.
+    advance(hooks, 1)
+    running = wait_until(lambda: phase(p := pod(core, "second-0")) == "Running" and p)
+    assert gates(running) == []
+    assert pod(core, "first-0") is None
 
 
 def test_it_recreates_a_preempted_notebook_gated(live, hooks, core, custom, api_client):

@@ -58,6 +58,8 @@ def test_it_preempts_and_requeues_a_running_job(live, hooks, core, batch, custom
     advance(hooks, 3600)
 
     assert is_true(workload_of(custom, "urgent"), "Finished")
+    # The parked victim is requeued one requeue batch (1 s) after the release.
+    advance(hooks, 1)
     readmitted = admitted(custom, "victim")
     assert wait_until(lambda: [p for p in job_pods(core, "victim") if p.status.phase == "Running"])
     # The checkpoint at 01:00 saved an hour: three of the four hours remain.

@@ -10,8 +10,8 @@ import socket
 import subprocess
 from pathlib import Path
 
-import pytest
 import kombu.pools
+import pytest
 import redis
 from django.conf import settings as django_settings
 from django.db import connection
