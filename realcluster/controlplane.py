@@ -209,10 +209,15 @@ class ControlPlane:
         shutil.copy(webhook.cert, self.workdir / "webhook" / "tls.crt")
         shutil.copy(webhook.key, self.workdir / "webhook" / "tls.key")
         self.sa_key = pki.service_account_key(self.pki_dir)
+        # Shared by every control plane on the machine: replace the files atomically so
+        # a Kueue already running never reads half a certificate. Any of them will do:
+        # nothing verifies these (the visibility APIService skips TLS verification).
         for directory in (KUEUE_METRICS_CERTS, KUEUE_VISIBILITY_CERTS):
             directory.mkdir(parents=True, exist_ok=True)
-            shutil.copy(webhook.cert, directory / "tls.crt")
-            shutil.copy(webhook.key, directory / "tls.key")
+            for source, name in ((webhook.cert, "tls.crt"), (webhook.key, "tls.key")):
+                staged = directory / f".{name}.{os.getpid()}"
+                shutil.copy(source, staged)
+                os.replace(staged, directory / name)
 
     def _start(self, name: str, argv: list[str], check, timeout: float) -> Component:
         component = Component(name, argv, self.logs).start()
