@@ -14,6 +14,7 @@ from apps.queues.tests.factories import (
     make_team,
     quota,
 )
+from tests import tiers
 
 
 @pytest.fixture(autouse=True)
@@ -48,11 +49,25 @@ def _fresh_rate_limits():
     cache.clear()
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    # Tests on the real control plane run after all others: a simulated-cluster status
-    # watch test has timed out twice when it ran after them (cause not yet found).
-    real = [item for item in items if "[real" in item.nodeid]
-    items[:] = [item for item in items if "[real" not in item.nodeid] + real
+    # The real control plane starts once, for the tests that need it, at the end; then
+    # the checks of what those tests did to it (``after_real_tier``).
+    def tier(item) -> int:
+        if item.get_closest_marker("after_real_tier"):
+            return 2
+        return 1 if "[real" in item.nodeid else 0
+
+    items.sort(key=tier)  # stable: each tier keeps its order
+    # Only a run of the whole suite (pytest's testpaths, nothing deselected) has run
+    # every real-cluster test.
+    whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    config.stash[tiers.REAL_TIER_COMPLETE] = whole and not config.stash.get(tiers.DESELECTED, False)
+
+
+def pytest_deselected(items):
+    if items:
+        items[0].config.stash[tiers.DESELECTED] = True
 
 
 def pytest_generate_tests(metafunc):
@@ -69,10 +84,11 @@ def pytest_generate_tests(metafunc):
 def real_control_plane(tmp_path_factory):
     """kube-apiserver, etcd, controllers, KWOK and the real Kueue, once per session;
     with the portal's ServiceAccount and its deployed ClusterRole."""
-    from apps.queues.tests.real_cluster import grant_portal
+    from apps.queues.tests.real_cluster import PORTAL_USER, grant_portal
     from realcluster.controlplane import ControlPlane
 
-    plane = ControlPlane(tmp_path_factory.mktemp("realcluster")).up()
+    workdir = tmp_path_factory.mktemp("realcluster")
+    plane = ControlPlane(workdir, audited_users=(PORTAL_USER,)).up()
     try:
         yield plane, grant_portal(plane, plane.workdir / "portal.kubeconfig")
     finally:

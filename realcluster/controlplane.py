@@ -46,18 +46,36 @@ CONTROLLERS = ",".join(
         "node-lifecycle-controller",
     ]
 )
-AUDIT_POLICY = {
-    "apiVersion": "audit.k8s.io/v1",
-    "kind": "Policy",
-    "omitStages": ["RequestReceived"],
-    "rules": [{"level": "Metadata", "verbs": sorted(WRITE_VERBS)}, {"level": "None"}],
-}
+
+
+def audit_policy(audited_users: tuple[str, ...] = ()) -> dict:
+    """Every write by anyone, and every request (reads too) by ``audited_users``."""
+    rules: list[dict] = []
+    if audited_users:
+        rules.append({"level": "Metadata", "users": list(audited_users)})
+    rules += [{"level": "Metadata", "verbs": sorted(WRITE_VERBS)}, {"level": "None"}]
+    return {
+        "apiVersion": "audit.k8s.io/v1",
+        "kind": "Policy",
+        "omitStages": ["RequestReceived"],
+        "rules": rules,
+    }
 
 
 class ControlPlane:
-    def __init__(self, workdir: Path, *, fair_sharing: bool = False, quiet_kueue: bool = True):
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        fair_sharing: bool = False,
+        quiet_kueue: bool = True,
+        audited_users: tuple[str, ...] = (),
+    ):
+        """``audited_users``: whose every request, reads included, the audit log keeps
+        (``requests_by``); writes by anyone are always kept (``writes_by``)."""
         self.workdir = Path(workdir)
         self.fair_sharing = fair_sharing
+        self.audited_users = tuple(audited_users)
         self.quiet_kueue = quiet_kueue
         self.pki_dir = self.workdir / "pki"
         self.logs = self.workdir / "logs"
@@ -153,6 +171,14 @@ class ControlPlane:
 
     def writes_by(self, username: str, since_line: int = 0) -> list[dict]:
         """Write requests ``username`` made, from the API server's audit log."""
+        return [
+            event
+            for event in self.requests_by(username, since_line)
+            if event.get("verb") in WRITE_VERBS
+        ]
+
+    def requests_by(self, username: str, since_line: int = 0) -> list[dict]:
+        """Audit events of ``username``'s requests (reads only for ``audited_users``)."""
         if not self.audit_log.exists():
             return []
         events = []
@@ -161,7 +187,7 @@ class ControlPlane:
                 if number < since_line or not line.strip():
                     continue
                 event = json.loads(line)
-                if event.get("verb") in WRITE_VERBS and event["user"]["username"] == username:
+                if event["user"]["username"] == username:
                     events.append(event)
         return events
 
@@ -246,7 +272,7 @@ class ControlPlane:
 
     def _start_apiserver(self, timeout: float) -> None:
         policy = self.workdir / "audit-policy.yaml"
-        policy.write_text(yaml.safe_dump(AUDIT_POLICY))
+        policy.write_text(yaml.safe_dump(audit_policy(self.audited_users)))
         p = self.pki_dir
         argv = [
             str(build_info.binary("kube-apiserver")),
@@ -343,6 +369,20 @@ class ControlPlane:
             "--kube-api-burst=400",
         ]
 
+    def _wait_established(self, deadline: float) -> None:
+        while True:
+            left = max(1, round(deadline - time.monotonic()))
+            done = self.kubectl(
+                "wait", "--for=condition=Established", f"--timeout={left}s", "crd", "--all"
+            )
+            if done.returncode == 0:
+                return
+            # kubectl gives up on a CRD whose status has no conditions yet instead of
+            # waiting for them: ask again.
+            if "accessor error" not in done.stderr or time.monotonic() > deadline:
+                raise StartupError(f"Kueue's CRDs not established: {done.stderr.strip()}")
+            time.sleep(0.2)
+
     def _install_kueue(self, install: Path) -> None:
         module = build_info.module_dir("KUEUE")
         url = f"https://127.0.0.1:{self.ports['webhook']}"
@@ -352,11 +392,7 @@ class ControlPlane:
             "metadata": {"name": kueue_manifests.NAMESPACE},
         }
         self.apply([namespace, *kueue_manifests.crds(module, url, self.ca.pem)])
-        established = self.kubectl(
-            "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all"
-        )
-        if established.returncode != 0:
-            raise StartupError(f"Kueue's CRDs not established: {established.stderr.strip()}")
+        self._wait_established(deadline=time.monotonic() + 60)
         # Established is not served: each new kind's storage answers 429 until its watch
         # cache is up, so wait until every Kueue kind lists.
         kinds = ",".join(
