@@ -88,9 +88,11 @@ class _Positions:
 
 def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
     """The level-based pass: every followed notebook and job against one read of everything."""
-    counts = record_status(
-        client, cluster.observe(client), followed_notebooks(), followed_jobs(), now=now
-    )
+    # Rows first, then the cluster: a job created and marked queued after this read is
+    # left to the next pass, instead of being missing from an older cluster read and
+    # taken for deleted.
+    notebooks, jobs = list(followed_notebooks()), list(followed_jobs())
+    counts = record_status(client, cluster.observe(client), notebooks, jobs, now=now)
     counts["reprovisioned"] = _redrive(client, now)
     return counts
 
