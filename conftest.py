@@ -1,6 +1,8 @@
 """Personas shared by every test: an admin, a team lead, a scientist, a lead of
 another team, and an outsider, around one small catalog."""
 
+import uuid
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -47,6 +49,14 @@ def _fresh_rate_limits():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_login_counters(settings):
+    # Sign-in failures count in the shared cache (Redis with REDIS_URL), which outlives a
+    # test and is not ours to flush: each test counts under a prefix of its own.
+    shared = {**settings.CACHES["shared"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+    settings.CACHES = {**settings.CACHES, "shared": shared}
 
 
 @pytest.hookimpl(trylast=True)

@@ -7,6 +7,7 @@ the set of variables the code actually reads (see ``REGISTRY``).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,6 +75,16 @@ def _parse_list(raw: str) -> list[str]:
 
 def env_list(name: str, default: list[str] | object = _UNSET) -> list[str]:
     return _read(name, "comma-separated list", _parse_list, default)
+
+
+def _parse_networks(raw: str) -> list[str]:
+    # Strict, as gunicorn's forwarded_allow_ips is: 10.0.0.1/8 is a typo, not 10.0.0.0/8.
+    return [str(ipaddress.ip_network(item)) for item in _parse_list(raw)]
+
+
+def env_networks(name: str, default: list[str] | object = _UNSET) -> list[str]:
+    """IP addresses or CIDR networks, normalised (``10.0.0.1`` becomes ``10.0.0.1/32``)."""
+    return _read(name, "comma-separated list of IP networks", _parse_networks, default)
 
 
 def env_choice(name: str, choices: tuple[str, ...], default: str | object = _UNSET) -> str:

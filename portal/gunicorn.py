@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 
-from portal.env import env_int, env_str
+from portal.env import env_int, env_networks, env_str
 
 bind = env_str("GUNICORN_BIND", "0.0.0.0:8000")
 workers = env_int("GUNICORN_WORKERS", 3)
@@ -30,7 +30,9 @@ keepalive = 5
 max_requests = 100_000
 max_requests_jitter = 10_000
 accesslog = "-"
-forwarded_allow_ips = "*"
+# Only the proxies the portal itself trusts with X-Forwarded-For (portal.client_address)
+# may tell gunicorn the scheme; empty: nobody. Read here too, as gunicorn reads no Django settings.
+forwarded_allow_ips = ",".join(env_networks("QM_TRUSTED_PROXIES", []))
 
 _metrics_dir = env_str("PROMETHEUS_MULTIPROC_DIR", "") or os.path.join(
     tempfile.gettempdir(), "quartermaster-prometheus"

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import dj_database_url
 
-from portal.env import ConfigError, env_bool, env_choice, env_float, env_int, env_list, env_str
+from portal.env import (
+    ConfigError,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_networks,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -30,6 +39,9 @@ if IS_PRODUCTION and (SECRET_KEY == _DEV_SECRET or len(SECRET_KEY) < 50):
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", [] if IS_PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
 )
+if IS_PRODUCTION and not ALLOWED_HOSTS:
+    # Django would answer every request 400 and only say why in a log line.
+    raise ConfigError("ALLOWED_HOSTS must be set when QM_ENV=production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -170,6 +182,22 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
+# --- Caches -----------------------------------------------------------------------
+# "default" lives in each web process: API rate limits and the status poll's renderings
+# need no more, and cost no round trip. "shared" is one for all processes: sign-in
+# failures counted by one gunicorn worker must hold in the others.
+_LOCAL_CACHE = "django.core.cache.backends.locmem.LocMemCache"
+CACHES = {
+    "default": {"BACKEND": _LOCAL_CACHE},
+    "shared": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": "quartermaster",
+    }
+    if REDIS_URL
+    else {"BACKEND": _LOCAL_CACHE, "LOCATION": "shared"},
+}
+
 # --- Quartermaster ------------------------------------------------------------
 CHANGE_REQUEST_TTL_DAYS = env_int("QM_CHANGE_REQUEST_TTL_DAYS", 14)
 API_PAGE_SIZE = env_int("QM_API_PAGE_SIZE", 50)
@@ -232,6 +260,9 @@ REST_FRAMEWORK = {
     # Per-user and per-client-address ceilings so one script can't starve the portal.
     "DEFAULT_THROTTLE_CLASSES": ["portal.throttling.UserRate", "portal.throttling.AnonRate"],
 }
+# Peers whose X-Forwarded-For is believed (the ingress, a load balancer); gunicorn's
+# forwarded_allow_ips follows it too. Empty: every client is its TCP peer.
+QM_TRUSTED_PROXIES = env_networks("QM_TRUSTED_PROXIES", [])
 API_RATE_USER = env_str("QM_API_RATE_USER", "6000/min")
 API_RATE_ANON = env_str("QM_API_RATE_ANON", "120/min")
 # Resolved API tokens stay in each web process at most this long; revocations and user
@@ -252,6 +283,22 @@ SPECTACULAR_SETTINGS = {
         "JobStateEnum": "apps.jobs.choices.JobState",
     },
 }
+
+# --- Sign-in lockout (apps.accounts.login_guard) -----------------------------------
+# This many failed sign-ins within the window lock the username, or the client address,
+# out for the lockout period. Per address it is higher: people share NATs and proxies.
+QM_LOGIN_FAILURES_PER_ACCOUNT = env_int("QM_LOGIN_FAILURES_PER_ACCOUNT", 5)
+QM_LOGIN_FAILURES_PER_ADDRESS = env_int("QM_LOGIN_FAILURES_PER_ADDRESS", 20)
+QM_LOGIN_WINDOW_SECONDS = env_int("QM_LOGIN_WINDOW_SECONDS", 900)
+QM_LOGIN_LOCKOUT_SECONDS = env_int("QM_LOGIN_LOCKOUT_SECONDS", 900)
+for _name in (
+    "QM_LOGIN_FAILURES_PER_ACCOUNT",
+    "QM_LOGIN_FAILURES_PER_ADDRESS",
+    "QM_LOGIN_WINDOW_SECONDS",
+    "QM_LOGIN_LOCKOUT_SECONDS",
+):
+    if globals()[_name] < 1:
+        raise ConfigError(f"{_name} must be at least 1")
 
 # --- Single sign-on (portal.oidc) -------------------------------------------------
 QM_OIDC_ENABLED = env_bool("QM_OIDC_ENABLED", False)

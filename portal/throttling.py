@@ -8,12 +8,17 @@ the database). These count instead: two fixed-window counters per client, the
 previous window weighted by how much of it still overlaps the sliding window
 (the usual sliding-window estimate), so each request costs one read and one
 increment whatever the rate. Counted per web process, in the default cache.
+
+Clients are told apart by ``portal.client_address`` (X-Forwarded-For only from a
+trusted proxy), not DRF's reading, which believes the header from anyone.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
+
+from portal.client_address import request_client_address
 
 
 class WindowCounterMixin:
@@ -42,6 +47,9 @@ class WindowCounterMixin:
             except ValueError:  # expired between add() and incr()
                 self.cache.set(current, 1, self.duration * 2)
         return True
+
+    def get_ident(self, request) -> str:
+        return request_client_address(request)
 
     def wait(self) -> float:
         """Seconds until the estimate drops below the limit (for ``Retry-After``)."""

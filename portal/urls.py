@@ -4,14 +4,20 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from apps.accounts.forms import GuardedAdminLoginForm, GuardedLoginForm
 from portal import health
 from portal.observability import views as observability
+
+# The admin site signs people in with its own form; it gets the same lockout.
+admin.site.login_form = GuardedAdminLoginForm
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", observability.metrics, name="metrics"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "login/", auth_views.LoginView.as_view(authentication_form=GuardedLoginForm), name="login"
+    ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("apps.queues.api.urls")),

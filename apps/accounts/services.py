@@ -1,18 +1,24 @@
-"""Writes for accounts: issuing and revoking API tokens, each audited."""
+"""Writes for accounts: issuing and revoking API tokens, and sign-in lockouts, each audited."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts import token_cache
 from apps.accounts.errors import TokenError
+from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
+from apps.queues.models import AuditEntry
 from apps.queues.services.audit import record_audit
+
+log = logging.getLogger(__name__)
 
 NAME_MAX_LENGTH = ApiToken._meta.get_field("name").max_length
 MIN_DAYS, MAX_DAYS, DEFAULT_DAYS = 1, 365, 90
@@ -102,3 +108,46 @@ def revoke_api_token(token: ApiToken, *, actor: User | None, reason: str = "") -
     # This process at once; the others when the trigger's notification arrives on commit.
     token_cache.invalidate()
     return True
+
+
+def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> AuditEntry:
+    """Audit and log a lockout that has just begun.
+
+    No team: only platform admins read it. Written whether or not the username belongs
+    to an account, and linked to none, so the entry is the same either way.
+    """
+    until = datetime.fromtimestamp(lockout.until, tz=UTC)
+    if lockout.scope == ACCOUNT:
+        limit, subject = settings.QM_LOGIN_FAILURES_PER_ACCOUNT, f"sign-in as {username!r}"
+    else:
+        limit, subject = settings.QM_LOGIN_FAILURES_PER_ADDRESS, f"sign-in from {address}"
+    reason = (
+        f"{limit} failed sign-ins within {_duration(settings.QM_LOGIN_WINDOW_SECONDS)}; "
+        f"refused until {until:%Y-%m-%d %H:%M:%S} UTC"
+    )
+    log.warning(
+        "%s locked out: %s",
+        subject,
+        reason,
+        extra={"lockout_scope": lockout.scope, "username": username, "client_address": address},
+    )
+    return AuditEntry.objects.create(
+        actor=None,
+        actor_name="anonymous",
+        action=AuditAction.LOGIN_LOCKOUT,
+        object_type="login",
+        object_id=lockout.subject[:64],
+        object_repr=subject[:300],
+        after={
+            "scope": lockout.scope,
+            "username": username,
+            "address": address,
+            "locked_until": until.isoformat(),
+        },
+        changes=[],
+        reason=reason,
+    )
+
+
+def _duration(seconds: int) -> str:
+    return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"

@@ -63,6 +63,7 @@ class AuditAction(models.TextChoices):
     CHANGE_EXPIRED = "change_expired"
     CAPACITY_OVERRIDE = "capacity_override"
     DRIFT_REPAIRED = "drift_repaired"
+    LOGIN_LOCKOUT = "login_lockout"
 
 
 class SyncState(models.TextChoices):

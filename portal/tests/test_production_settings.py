@@ -48,3 +48,47 @@ def test_a_malformed_variable_names_itself(tmp_path):
     result = manage("check", QM_CHANGE_REQUEST_TTL_DAYS="two weeks", QM_DATA_DIR=str(tmp_path))
     assert result.returncode != 0
     assert "QM_CHANGE_REQUEST_TTL_DAYS='two weeks' is not a valid integer" in result.stderr
+
+
+def test_production_without_allowed_hosts_fails_loudly(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ALLOWED_HOSTS"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import portal.settings"],
+        cwd=ROOT,
+        env={**env, "QM_ENV": "production", "SECRET_KEY": SECRET, "QM_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "ConfigError: ALLOWED_HOSTS must be set when QM_ENV=production" in result.stderr
+
+
+def test_gunicorn_trusts_forwarded_headers_only_from_the_trusted_proxies(tmp_path):
+    # Read back through gunicorn's own validation of the setting.
+    script = (
+        "import portal.gunicorn as g; from gunicorn.config import Config; c = Config(); "
+        "c.set('forwarded_allow_ips', g.forwarded_allow_ips); print(c.forwarded_allow_ips)"
+    )
+    seen = {}
+    for proxies in ("", "10.0.0.0/8, 192.0.2.7, 2001:db8::/32"):
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env={**os.environ, "QM_TRUSTED_PROXIES": proxies},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert result.returncode == 0, result.stderr
+        seen[proxies] = result.stdout.strip()
+    assert seen == {
+        "": "[]",
+        "10.0.0.0/8, 192.0.2.7, 2001:db8::/32": "['10.0.0.0/8', '192.0.2.7/32', '2001:db8::/32']",
+    }
+
+
+def test_a_malformed_trusted_proxy_names_itself(tmp_path):
+    result = manage("check", QM_TRUSTED_PROXIES="10.0.0.1/8", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "QM_TRUSTED_PROXIES='10.0.0.1/8' is not a valid" in result.stderr
