@@ -43,12 +43,9 @@ def message(row: dict) -> str:
 
 
 def for_viewer(rows: list[dict], *, with_reasons: bool) -> list[dict]:
-    """Gaps as shown: the message for everyone, the technical reason only if asked."""
+    """Gaps as shown: a message for everyone, the technical reason only if asked."""
+    hidden = () if with_reasons else ("reason",)
     return [
-        {
-            "panel": row["panel"],
-            "message": message(row),
-            **({"reason": row["reason"]} if with_reasons else {}),
-        }
+        {**{k: v for k, v in row.items() if k not in hidden}, "message": message(row)}
         for row in rows
     ]
