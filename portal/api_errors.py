@@ -1,11 +1,25 @@
-"""Turn domain errors into API responses in one place.
+"""Turn errors into API responses in one place, all of one shape.
 
-Validation errors answer 400 with ``errors: {field: [messages]}``; an edit
-against a stale version answers 409 with what changed since; a cluster that
-cannot be reached (or refuses us) answers 503 naming what failed, never a 500.
+Every error body is ``{"code", "field", "detail"}``: ``code`` for programs, ``field``
+the input at fault (or null), ``detail`` for people. Some codes add keys:
+
+- ``invalid`` (400): ``errors`` maps every bad field path (``quotas[2].nominal``) to
+  its messages; ``field`` is the first of them.
+- ``conflict`` (409): ``current_version`` and ``changes_since_your_version``.
+- ``server_error`` (500): ``request_id``, to quote when reporting it.
+
+A cluster that cannot be reached (or refuses us) answers 503 naming what failed, never
+a 500. Errors Django raises before or around DRF (unknown URLs, oversized bodies,
+unhandled exceptions) get the same shape from ``portal.http_errors``.
 """
 
-from rest_framework import status
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -13,28 +27,97 @@ from apps.jobs.errors import JobsError
 from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 from portal.kube import KubeError
 
+# DRF's own codes, except where our vocabulary already has a word for it.
+RENAMED_DRF_CODES = {"permission_denied": "forbidden"}
+NON_FIELD = "non_field_errors"
+
+
+def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict:
+    return {"code": code, "field": field, "detail": detail, **extra}
+
+
+def invalid_body(errors: dict[str, list[str]]) -> dict:
+    """One body for every validation failure, however many fields it names."""
+    key, messages = next(iter(errors.items()), (NON_FIELD, ["invalid input"]))
+    field = None if key == NON_FIELD else key
+    more = len(errors) - 1
+    detail = f"{field}: {messages[0]}" if field else messages[0]
+    if more > 0:
+        detail += f" (and {more} more field{'s' if more > 1 else ''})"
+    return error_body("invalid", detail, field, errors=errors)
+
+
+def field_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
+    """DRF's nested error detail flattened to ``{"quotas[0].nominal": [messages]}``."""
+    if isinstance(detail, list) and any(isinstance(item, dict | list) for item in detail):
+        detail = dict(enumerate(detail))
+    if isinstance(detail, dict):
+        found: dict[str, list[str]] = {}
+        for key, inner in detail.items():
+            found.update(field_errors(inner, _child_path(path, key)))
+        return found
+    messages = [str(m) for m in (detail if isinstance(detail, list) else [detail])]
+    return {path or NON_FIELD: messages} if messages else {}
+
+
+def _child_path(path: str, key: str | int) -> str:
+    # List items come as positions (a list, or a dict keyed by index in newer DRF).
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    if key == NON_FIELD:
+        return path
+    return f"{path}.{key}" if path else key
+
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
+    domain = _domain_response(exc)
+    if domain is not None:
+        return domain
+    exc = _as_api_exception(exc)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # unhandled: Django's handler500 answers (see portal.http_errors)
+    if isinstance(exc, exceptions.ValidationError):
+        response.data = invalid_body(field_errors(exc.detail))
+    else:
+        response.data = _drf_body(exc, response.data)
+    return response
+
+
+def _domain_response(exc: Exception) -> Response | None:
     if isinstance(exc, KubeError):
-        body = {"code": "cluster_unavailable", "detail": exc.describe()}
+        body = error_body("cluster_unavailable", exc.describe())
         return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
     if isinstance(exc, JobsError):
-        return Response(exc.as_dict(), status=exc.status)
+        return Response(error_body(exc.code, exc.message, exc.field), status=exc.status)
     if isinstance(exc, PolicyError):
-        return Response(
-            {"code": "invalid", "detail": str(exc), "errors": exc.errors},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
+        return Response(invalid_body(exc.errors), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, ConflictError):
-        return Response(
-            {
-                "code": "conflict",
-                "detail": str(exc),
-                "current_version": exc.current_version,
-                "changes_since_your_version": exc.changes,
-            },
-            status=status.HTTP_409_CONFLICT,
+        body = error_body(
+            "conflict",
+            str(exc),
+            current_version=exc.current_version,
+            changes_since_your_version=exc.changes,
         )
+        return Response(body, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, NotAllowed):
-        return Response({"code": "forbidden", "detail": str(exc)}, status=status.HTTP_403_FORBIDDEN)
-    return drf_exception_handler(exc, context)
+        return Response(error_body("forbidden", str(exc)), status=status.HTTP_403_FORBIDDEN)
+    return None
+
+
+def _as_api_exception(exc: Exception) -> Exception:
+    # As DRF's handler does, but here too, so the body can name DRF's code.
+    if isinstance(exc, Http404):
+        return exceptions.NotFound(*exc.args)
+    if isinstance(exc, PermissionDenied):
+        return exceptions.PermissionDenied(*exc.args)
+    return exc
+
+
+def _drf_body(exc: exceptions.APIException, data: Any) -> dict:
+    """Not found, method not allowed, unsupported media type, throttled, …"""
+    code = exc.get_codes()
+    if not isinstance(code, str):
+        code = exc.default_code
+    detail = data.get("detail", data) if isinstance(data, dict) else data
+    return error_body(RENAMED_DRF_CODES.get(code, code), str(detail))

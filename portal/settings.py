@@ -65,6 +65,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "portal.observability.middleware.MetricsMiddleware",
     "portal.request_id.RequestIdMiddleware",
+    "portal.http_errors.ApiBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -76,6 +77,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "portal.urls"
+# API paths answer CSRF failures as JSON errors; pages keep Django's HTML page.
+CSRF_FAILURE_VIEW = "portal.http_errors.csrf_failure"
 WSGI_APPLICATION = "portal.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"

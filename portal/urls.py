@@ -11,6 +11,12 @@ from portal.observability import views as observability
 # The admin site signs people in with its own form; it gets the same lockout.
 admin.site.login_form = GuardedAdminLoginForm
 
+# JSON errors of the API's shape under /api/, Django's HTML pages elsewhere.
+handler400 = "portal.http_errors.bad_request"
+handler403 = "portal.http_errors.permission_denied"
+handler404 = "portal.http_errors.page_not_found"
+handler500 = "portal.http_errors.server_error"
+
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),

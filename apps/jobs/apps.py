@@ -6,8 +6,12 @@ class JobsConfig(AppConfig):
     label = "jobs"
 
     def ready(self) -> None:
+        from apps.jobs.models import Notebook
         from apps.jobs.pool import pool_queues
+        from apps.queues.querysets import register_private_audit_subject
         from apps.queues.reconcile.desired import register_queue_provider
 
         # The notebook pool is a ClusterQueue + LocalQueues like any team queue.
         register_queue_provider(pool_queues)
+        # A notebook's audit entries name its URL path: shown to whoever sees the notebook.
+        register_private_audit_subject("notebook", Notebook.objects.audit_ids_visible_to)

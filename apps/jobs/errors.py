@@ -1,6 +1,6 @@
 """Domain errors of notebooks and jobs: a machine-readable ``code`` and a message for people.
 
-The API renders them as ``{"code", "detail", "field"}`` with ``status``; pages show
+``portal.api_errors`` renders them as ``{"code", "field", "detail"}`` with ``status``; pages show
 ``message``. ``CODES`` is the documented list (the OpenAPI schema enumerates it).
 """
 
@@ -42,9 +42,3 @@ class JobsError(Exception):
     @property
     def status(self) -> int:
         return CODES[self.code][0]
-
-    def as_dict(self) -> dict:
-        body = {"code": self.code, "detail": self.message}
-        if self.field:
-            body["field"] = self.field
-        return body

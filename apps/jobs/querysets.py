@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Cast
 
 # Columns NotebookSerializer reads, and the version the status cache is keyed by.
 STATUS_FIELDS = (
@@ -46,6 +47,11 @@ class NotebookQuerySet(models.QuerySet):
             | Q(requested_by=user)
             | Q(team_id__in=_team_ids(user, role=TeamRole.LEAD))
         )
+
+    def audit_ids_visible_to(self, user) -> models.QuerySet:
+        """Ids of the notebooks ``user`` sees, as text: audit entries name them that way."""
+        key = Cast("pk", output_field=models.CharField())
+        return self.visible_to(user).annotate(audit_id=key).values("audit_id")
 
     def active(self) -> NotebookQuerySet:
         from apps.jobs.choices import NotebookState

@@ -2,12 +2,26 @@
 
 Quota policy is deliberately transparent: any signed-in user may read every
 team's queues (fair share is only believable when everyone can see it).
-Change requests and audit history are scoped to the team's members.
+Change requests and audit history are scoped to the team's members; an audit entry
+about an object another app keeps private (a notebook) only to who may see the object.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import models
+from django.db.models import Q
+
+# object_type -> the ids (as text, like ``AuditEntry.object_id``) of such objects a user
+# may see. Apps register their private kinds from AppConfig.ready(), so this app needs
+# no import of theirs.
+AuditSubjectIds = Callable[[object], models.QuerySet]
+_PRIVATE_AUDIT_SUBJECTS: dict[str, AuditSubjectIds] = {}
+
+
+def register_private_audit_subject(object_type: str, visible_ids: AuditSubjectIds) -> None:
+    _PRIVATE_AUDIT_SUBJECTS[object_type] = visible_ids
 
 
 def _anonymous(user) -> bool:
@@ -58,7 +72,12 @@ class AuditQuerySet(models.QuerySet):
             return self.none()
         if user.is_platform_admin:
             return self.all()
-        return self.filter(team_id__in=_member_team_ids(user))
+        entries = self.filter(team_id__in=_member_team_ids(user))
+        for object_type, visible_ids in _PRIVATE_AUDIT_SUBJECTS.items():
+            entries = entries.filter(
+                ~Q(object_type=object_type) | Q(object_id__in=visible_ids(user))
+            )
+        return entries
 
     # The audit log is append-only: refuse bulk rewrites too.
     def update(self, **kwargs):

@@ -6,7 +6,8 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 
-from apps.reports import charts
+from apps.queues import permissions
+from apps.reports import charts, gaps
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
@@ -27,7 +28,10 @@ def team_slugs(user) -> set[str] | None:
 
 
 def scoped_report(request: HttpRequest, week: str) -> dict:
-    """The stored report of ``week`` as the viewer may see it; 404 when absent or malformed."""
+    """The stored report of ``week`` as the viewer may see it; 404 when absent or malformed.
+
+    Only platform admins read why data is missing (addresses, queries); others read
+    which source was missing."""
     try:
         parse_week(week)
     except ValueError:
@@ -35,7 +39,9 @@ def scoped_report(request: HttpRequest, week: str) -> dict:
     snapshot = WeeklyReport.objects.visible_to(request.user).filter(week=week).first()
     if snapshot is None:
         raise Http404("no report stored for this week")
-    return scoped(snapshot.data, team_slugs(request.user))
+    report = scoped(snapshot.data, team_slugs(request.user))
+    with_reasons = permissions.is_admin(request.user)
+    return {**report, "gaps": gaps.for_viewer(report["gaps"], with_reasons=with_reasons)}
 
 
 @login_required

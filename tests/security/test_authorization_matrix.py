@@ -16,6 +16,9 @@ from rest_framework.test import APIClient
 from apps.accounts.services import issue_api_token
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
 from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
+from apps.queues import services
+from apps.queues.choices import TeamRole
+from apps.queues.models import AuditEntry
 from apps.queues.tests.factories import UserFactory, quota, set_policy
 from apps.reports.services import build_weekly_report
 from apps.reports.tests.promdata import WEEK
@@ -179,7 +182,13 @@ MATRIX: dict[str, list[tuple]] = {
     ],
     "audit-list": [("get", "/api/v1/audit/", None, (U, 200, 200, 200, 200, 200))],
     "audit-export": [("get", "/api/v1/audit/export/", None, (U, 200, 200, 200, 200, 200))],
-    "audit-detail": [("get", "/api/v1/audit/{audit}/", None, (U, 200, 404, 200, 200, 404))],
+    # An entry about a notebook is seen by who sees the notebook (see notebook-detail):
+    # {nb_audit} is about the scientist's notebook, {peer_nb_audit} about a teammate's.
+    "audit-detail": [
+        ("get", "/api/v1/audit/{audit}/", None, (U, 200, 404, 200, 200, 404)),
+        ("get", "/api/v1/audit/{nb_audit}/", None, (U, 200, 404, 200, 200, 404)),
+        ("get", "/api/v1/audit/{peer_nb_audit}/", None, (U, 404, 404, 200, 200, 404)),
+    ],
     # --- API tokens: everyone manages their own ({tok} is the scientist's; anyone
     # else's is 404 as for a missing id); launcher tokens are platform admins' only ---
     "accounts:tokens": [
@@ -311,8 +320,6 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     settings.METRICS_TOKEN = "metrics-only-token"
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
     change_request = set_policy(queue, lead, quotas=[quota("h100", "40")]).change_request
-    from apps.queues.models import AuditEntry
-
     audit = AuditEntry.objects.filter(team=queue.team).order_by("pk").first()
     bot = UserFactory(username="launcher-bot")
     token, raw = issue_api_token(bot, "jupyterhub", actor=bot)
@@ -330,6 +337,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     notebook = request_notebook(
         scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=mine
     ).notebook
+    peer_notebook = _teammates_notebook(queue.team, admin)
     job, _ = submit_job(scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=mine)
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
@@ -339,12 +347,27 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "audit": audit,
         "users": users,
         "nb": notebook,
+        "nb_audit": _audit_of(notebook).pk,
+        "peer_nb": peer_notebook,
+        "peer_nb_audit": _audit_of(peer_notebook).pk,
         "job": job,
         "week": report.week,
         "run": run.pk,
         "tok": personal.pk,
         "grant": getattr(grant, "pk", 0),
     }
+
+
+def _teammates_notebook(team, admin):
+    """A notebook of another scientist of the scientist's team."""
+    peer = UserFactory(username="peer")
+    services.add_membership(team=team, user=peer, role=TeamRole.SCIENTIST, actor=admin)
+    request = NotebookRequest(image=IMAGE, flavor="h100")
+    return request_notebook(peer, request, actor=Principal(peer)).notebook
+
+
+def _audit_of(notebook) -> AuditEntry:
+    return AuditEntry.objects.filter(object_type="notebook", object_id=str(notebook.pk)).first()
 
 
 def _grant_launcher(token, team, admin):
@@ -405,6 +428,8 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         cr=world["cr"].pk,
         audit=world["audit"].pk,
         nb=world["nb"].pk,
+        nb_audit=world["nb_audit"],
+        peer_nb_audit=world["peer_nb_audit"],
         job=world["job"].pk,
         week=world["week"],
         run=world["run"],
@@ -419,6 +444,36 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         _assert_refused(response, role, api)
     else:
         assert response.status_code == expected, response.content[:300]
+
+
+AUDIT_LISTS = (
+    "/api/v1/audit/",
+    "/api/v1/audit/export/",
+    "/teams/vision/audit/",
+    "/teams/vision/audit/?format=csv",
+    "/audit/",
+    "/audit/?format=csv",
+)
+
+
+@pytest.mark.parametrize("url", AUDIT_LISTS)
+@pytest.mark.parametrize("role", [r for r in ROLES if r != "anonymous"])
+def test_audit_lists_name_a_notebook_only_to_who_may_open_it(world, role, url):
+    """Whatever the audit list (page, CSV, API), a teammate's notebook is named in it
+    exactly when the notebook API lets the viewer open that notebook."""
+    client = _client(role, world["users"][role], api=True)
+    response = client.get(url)
+    if response.status_code != 200:
+        return  # who may open which list is the matrix's business
+    peer_notebook = world["peer_nb"]
+    opens = client.get(f"/api/v1/notebooks/{peer_notebook.pk}/").status_code == 200
+    assert (str(peer_notebook) in _text(response)) == opens
+
+
+def _text(response) -> str:
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
 
 
 def _assert_refused(response, role: str, api: bool) -> None:

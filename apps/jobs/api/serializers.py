@@ -183,4 +183,4 @@ class ErrorSerializer(serializers.Serializer):
         ),
     )
     detail = serializers.CharField(help_text="For people.")
-    field = serializers.CharField(required=False, help_text="The input field at fault, if one.")
+    field = serializers.CharField(allow_null=True, help_text="The input field at fault, or null.")

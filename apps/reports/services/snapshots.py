@@ -13,6 +13,7 @@ from django.utils import timezone
 from apps.reports import attribution, loading, opencost, prometheus
 from apps.reports.compute import report as assemble
 from apps.reports.compute.records import Price, WeekInput
+from apps.reports.gaps import gap
 from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
 from apps.reports.services.usage import store_usage
 
@@ -69,7 +70,7 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
         prices = prometheus.range_series(prometheus.price_queries(), start, end)
     except prometheus.MetricsUnavailable as exc:
         note = "; showing usage stored earlier" if data.usage else ""
-        gaps.append({"panel": "utilisation", "reason": f"{exc}{note}"})
+        gaps.append(gap("gpu_metrics", f"{exc}{note}"))
         return {}
     who = attribution.Attributor(_candidates(data))
     step = float(settings.QM_PROMETHEUS_STEP_SECONDS)
@@ -77,9 +78,7 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     store_usage(week, facts)
     data.usage = {**data.usage, **facts}
     if not facts and data.runs:
-        gaps.append(
-            {"panel": "utilisation", "reason": "Prometheus has no DCGM series for this week"}
-        )
+        gaps.append(gap("gpu_metrics", "Prometheus has no DCGM series for this week"))
     return attribution.flavor_prices(who, prices, step)
 
 
@@ -95,9 +94,8 @@ def _prices(fresh: dict[str, float], data: WeekInput, gaps: list[dict]) -> dict[
     used = {r.flavor for r in data.runs} | {q.flavor for q in data.quotas}
     missing = sorted(f for f in used if f and f not in prices)
     if missing:
-        gaps.append(
-            {"panel": "cost", "reason": f"no OpenCost or table price for {', '.join(missing)}"}
-        )
+        reason = f"no OpenCost or table price for {', '.join(missing)}"
+        gaps.append(gap("gpu_prices", reason, missing=missing))
     return prices
 
 
@@ -106,7 +104,7 @@ def _other_costs(data: WeekInput, gaps: list[dict]) -> dict[str, float]:
     try:
         by_namespace = opencost.allocation_by_namespace(start, end)
     except opencost.CostUnavailable as exc:
-        gaps.append({"panel": "cost", "reason": f"non-GPU cost unknown: {exc}"})
+        gaps.append(gap("other_costs", f"non-GPU cost unknown: {exc}"))
         return {}
     teams = dict(WorkloadRecord.objects.values_list("namespace", "team_slug").distinct())
     totals: dict[str, float] = {}
@@ -123,7 +121,7 @@ def _add_prometheus_quantiles(report: dict, data: WeekInput, gaps: list[dict]) -
     try:
         answers = prometheus.kueue_wait_quantiles(start, end)
     except prometheus.MetricsUnavailable as exc:
-        gaps.append({"panel": "waits", "reason": f"Kueue histogram not read: {exc}"})
+        gaps.append(gap("wait_histogram", f"Kueue histogram not read: {exc}"))
         return
     for row in report["waits"]:
         key = (

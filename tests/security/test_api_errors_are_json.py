@@ -1,0 +1,146 @@
+"""Every error the API answers is JSON with ``code``, ``field`` and ``detail``, whoever
+raised it (a service, DRF, Django's URL resolver, the body limit, an unhandled bug);
+pages keep Django's HTML error pages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from tests.security.error_urls import Broken
+
+BROKEN_URLS = "tests.security.error_urls"
+
+
+def signed_in(user, **options) -> Client:
+    client = Client(**options)
+    client.force_login(user)
+    return client
+
+
+def assert_api_error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.content[:300]
+    assert response["Content-Type"] == "application/json"
+    body = response.json()
+    assert {"code", "field", "detail"} <= set(body), body
+    assert body["code"] == code, body
+    assert isinstance(body["detail"], str) and body["detail"], body
+    return body
+
+
+def assert_html(response, status: int) -> None:
+    assert response.status_code == status
+    assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "code"),
+    [
+        ("get", "/api/v1/no-such-endpoint/", 404, "not_found"),
+        ("get", "/api/nothing", 404, "not_found"),
+        ("get", "/api/v1/cohorts/no-such-cohort/", 404, "not_found"),
+        ("delete", "/api/v1/cohorts/research/", 405, "method_not_allowed"),
+        ("post", "/api/v1/cohorts/", 403, "forbidden"),
+    ],
+)
+def test_refusals_have_the_error_shape(scientist, method, url, status, code):
+    response = getattr(signed_in(scientist), method)(url)
+    body = assert_api_error(response, status, code)
+    assert body["field"] is None
+
+
+def test_anonymous_callers_are_told_to_authenticate(catalog):
+    assert_api_error(Client().get("/api/v1/cohorts/"), 401, "not_authenticated")
+
+
+def test_an_unknown_page_keeps_the_html_404(scientist):
+    assert_html(signed_in(scientist).get("/no-such-page/"), 404)
+
+
+def test_a_body_that_is_not_json_is_a_parse_error(admin):
+    response = signed_in(admin).post(
+        "/api/v1/cohorts/", "{not json", content_type="application/json"
+    )
+    assert_api_error(response, 400, "parse_error")
+
+
+def test_an_unsupported_media_type_is_415(admin):
+    response = signed_in(admin).post("/api/v1/cohorts/", "name=x", content_type="text/plain")
+    assert_api_error(response, 415, "unsupported_media_type")
+
+
+def test_an_oversized_body_is_413_and_nothing_is_written(admin, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    body = json.dumps({"name": "huge", "description": "x" * 2048})
+    response = signed_in(admin).post("/api/v1/cohorts/", body, content_type="application/json")
+    assert_api_error(response, 413, "too_large")
+    assert signed_in(admin).get("/api/v1/cohorts/huge/").status_code == 404
+
+
+def test_an_oversized_form_on_a_page_keeps_an_html_error(scientist, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    response = signed_in(scientist).post("/notifications/", {"webhook_url": "x" * 2048})
+    assert_html(response, 400)
+
+
+def test_too_many_form_fields_is_a_json_400(admin, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 10
+    fields = "&".join(f"f{i}=1" for i in range(20))
+    response = signed_in(admin).post(
+        "/api/v1/cohorts/", fields, content_type="application/x-www-form-urlencoded"
+    )
+    assert_api_error(response, 400, "bad_request")
+
+
+def test_validation_names_the_first_field_and_lists_them_all(admin):
+    response = signed_in(admin).post(
+        "/api/v1/priority-tiers/", {"value": "high"}, content_type="application/json"
+    )
+    body = assert_api_error(response, 400, "invalid")
+    assert set(body["errors"]) == {"name", "value"}
+    assert body["field"] in body["errors"]
+    assert body["detail"].startswith(f"{body['field']}: ")
+
+
+def test_too_many_requests_is_429_with_retry_after(scientist, settings):
+    settings.API_RATE_USER = "2/min"
+    client = signed_in(scientist)
+    responses = [client.get("/api/v1/cohorts/") for _ in range(3)]
+    assert [r.status_code for r in responses[:2]] == [200, 200]
+    assert_api_error(responses[2], 429, "throttled")
+    assert int(responses[2]["Retry-After"]) > 0
+
+
+def test_a_failed_csrf_check_on_the_api_is_json(queue, lead):
+    client = signed_in(lead, enforce_csrf_checks=True)
+    response = client.post(
+        f"/api/v1/queues/{queue.pk}/preview/", {"version": 1}, content_type="application/json"
+    )
+    body = assert_api_error(response, 403, "forbidden")
+    assert "CSRF" in body["detail"]
+
+
+def test_a_bug_in_an_api_view_is_a_json_500_with_the_request_id(scientist, settings):
+    settings.ROOT_URLCONF = BROKEN_URLS
+    response = signed_in(scientist, raise_request_exception=False).get("/api/v1/broken/")
+    body = assert_api_error(response, 500, "server_error")
+    assert body["request_id"] == response["X-Request-ID"]
+    assert Broken.__name__ not in body["detail"]  # nothing of the bug's insides
+
+
+def test_a_bug_in_a_page_keeps_the_html_500(scientist, settings):
+    settings.ROOT_URLCONF = BROKEN_URLS
+    response = signed_in(scientist, raise_request_exception=False).get("/broken/")
+    assert_html(response, 500)
+
+
+def test_nested_fields_are_named_by_their_path(queue, admin):
+    body = {"version": queue.version, "quotas": [{"flavor": "h100", "resource": "nvidia.com/gpu"}]}
+    response = signed_in(admin).put(
+        f"/api/v1/queues/{queue.pk}/", body, content_type="application/json"
+    )
+    body = assert_api_error(response, 400, "invalid")
+    assert body["field"] == "quotas[0].nominal"
+    assert list(body["errors"]) == ["quotas[0].nominal"]
