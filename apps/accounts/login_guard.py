@@ -4,6 +4,9 @@ Counted in the "shared" cache (Redis in production) so every web process sees th
 counts. A username is counted whether or not such an account exists, so a lockout says
 nothing about which accounts exist. Each count is a fixed window opened by its first
 failure; reaching the limit starts a lockout and a fresh count.
+
+When the cache cannot be reached, sign-in goes on without counting (logged): an outage
+of Redis must not lock every user out of the portal.
 """
 
 from __future__ import annotations
@@ -12,14 +15,34 @@ import hashlib
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
+from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
 
 ACCOUNT, ADDRESS = "account", "address"
+_R = TypeVar("_R")
+
+
+def _without_counts_if_unreachable(fallback: Any) -> Callable:
+    def decorate(function: Callable[..., _R]) -> Callable[..., _R]:
+        @wraps(function)
+        def guarded(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except (RedisError, OSError) as exc:
+                log.warning("sign-in counts unavailable (%s): not counted", exc)
+                return fallback
+
+        return guarded
+
+    return decorate
 
 
 @dataclass(frozen=True)
@@ -34,6 +57,7 @@ class Lockout:
         return max(1, math.ceil((self.until - now) / 60))
 
 
+@_without_counts_if_unreachable(None)
 def current_lockout(username: str, address: str) -> Lockout | None:
     """The lockout that refuses this attempt, if any; checked before the password is."""
     stored = _cache().get_many(
@@ -46,6 +70,7 @@ def current_lockout(username: str, address: str) -> Lockout | None:
     return None
 
 
+@_without_counts_if_unreachable([])
 def record_failure(username: str, address: str) -> list[Lockout]:
     """Count a wrong password; returns the lockouts this failure started (usually none)."""
     started = []
@@ -57,6 +82,7 @@ def record_failure(username: str, address: str) -> list[Lockout]:
     return started
 
 
+@_without_counts_if_unreachable(None)
 def record_success(username: str) -> None:
     """A right password clears the username's count; the address's stands (one known
     password must not buy an address more guesses at other accounts)."""

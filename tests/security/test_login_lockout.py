@@ -154,3 +154,17 @@ def test_a_username_that_is_not_utf8_is_refused_never_a_server_error(alice):
         response = Client().post("/login/", body, content_type="application/x-www-form-urlencoded")
         assert response.status_code == 200
     assert sign_in("alice", "right-password") == "in"
+
+
+def test_sign_in_goes_on_without_counts_while_redis_is_unreachable(alice, settings, caplog):
+    # Port 1 on loopback: nothing listens there, so every cache call fails to connect.
+    settings.CACHES = {
+        **settings.CACHES,
+        "shared": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        },
+    }
+    assert [sign_in("alice", f"guess-{n}") for n in range(8)] == ["refused"] * 8
+    assert sign_in("alice", "right-password") == "in"
+    assert "sign-in counts unavailable" in caplog.text
