@@ -304,7 +304,7 @@ def _metadata(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:
         "simcluster/utilization": cls.utilization,
     }
     if cls.checkpoint:
-        annotations["simcluster/checkpoint-interval"] = cls.checkpoint
+        annotations["quartermaster.io/checkpoint-interval"] = cls.checkpoint
     labels = {
         "kueue.x-k8s.io/queue-name": cls.team,
         "kueue.x-k8s.io/priority-class": cls.tier,

@@ -18,7 +18,7 @@ MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 NOTEBOOK_LABEL = "quartermaster.io/notebook"
 JOB_LABEL = "quartermaster.io/job"
 OWNER_LABEL = "quartermaster.io/owner"
-CHECKPOINT_ANNOTATION = "simcluster/checkpoint-interval"
+CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
 DURATION_ANNOTATION = "quartermaster.io/simulated-duration"
 NOTEBOOK_PORT = 8888

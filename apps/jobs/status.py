@@ -19,7 +19,8 @@ from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
 
 OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
 OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
-LOST_WORK = "simcluster/lost-work-seconds"
+# Written by the job's checkpoint hook (docs/checkpoints.md): its newest checkpoint.
+LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
 _PREEMPTOR_UID = re.compile(r"\(UID: ([^,)]+)")
 _UNSCHEDULABLE_PREFIX = re.compile(r"^0/\d+ nodes are available: ")
 # kube-scheduler: "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: …"
@@ -346,10 +347,23 @@ def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
     return f"{namespace}/{name}"
 
 
-def lost_work_seconds(workload: dict) -> int | None:
-    """Work lost to evictions so far, when the cluster reports it (the simulator does)."""
-    value = (_meta(workload).get("annotations") or {}).get(LOST_WORK)
+def last_checkpoint(workload: dict) -> datetime | None:
+    """When the job last wrote a checkpoint, as it reports on its Workload (if it does)."""
+    value = (_meta(workload).get("annotations") or {}).get(LAST_CHECKPOINT) or ""
     try:
-        return int(value) if value is not None else None
+        return parse_datetime(value)
     except ValueError:
         return None
+
+
+def work_lost_seconds(
+    preempted_at: datetime, admitted_at: datetime | None, checkpoint: datetime | None
+) -> int | None:
+    """Work a preemption threw away: since the last checkpoint of that run, or since its
+    admission (None when the admission is not known)."""
+    if admitted_at is None or preempted_at < admitted_at:
+        return None
+    saved_until = admitted_at
+    if checkpoint is not None and admitted_at <= checkpoint <= preempted_at:
+        saved_until = checkpoint
+    return int((preempted_at - saved_until).total_seconds())

@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 
 from apps.reports.choices import Outcome, SizeClass, Transition
 
-# Checkpoint annotations: the simulated cluster's, and a generic one any job may set
-# (an RFC 3339 time of the newest checkpoint the job has written).
-CHECKPOINT_ANNOTATIONS = ("simcluster/last-checkpoint", "quartermaster.io/last-checkpoint")
+# The checkpoint contract (docs/checkpoints.md): the RFC 3339 time of the newest
+# checkpoint the job has written, on its Workload.
+CHECKPOINT_ANNOTATIONS = ("quartermaster.io/last-checkpoint",)
 GPUS_PER_NODE = 8
 _PREEMPTOR = re.compile(r"Preempted to accommodate a workload \(UID: ([^,)\s]+)")
 

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 CHECKPOINT_ANNOTATION = "simcluster/checkpoint-interval"
-LAST_CHECKPOINT = "simcluster/last-checkpoint"
+# The checkpoint contract's report (docs/checkpoints.md): what a real job's checkpoint
+# hook writes, the simulator writes too; lost and saved work stay its own bookkeeping.
+LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
 LOST_WORK = "simcluster/lost-work-seconds"
 SAVED_WORK = "simcluster/saved-work-seconds"
 UTILIZATION_ANNOTATION = "simcluster/utilization"

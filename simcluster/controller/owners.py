@@ -31,6 +31,8 @@ SIM_ANNOTATIONS = (
 # The cluster-agnostic run time a demo job asks for (the portal writes it; the real test
 # cluster's KWOK stage honours it too); the engine reads it as ``simcluster/duration``.
 SIMULATED_DURATION = "quartermaster.io/simulated-duration"
+# How often the job checkpoints (the portal's contract with training code, docs/checkpoints.md).
+CHECKPOINT_INTERVAL = "quartermaster.io/checkpoint-interval"
 
 
 @dataclass
@@ -110,6 +112,8 @@ def _simulation_notes(annotations: dict[str, str]) -> dict[str, str]:
     notes = {k: v for k, v in annotations.items() if k in SIM_ANNOTATIONS}
     if SIMULATED_DURATION in annotations:
         notes.setdefault("simcluster/duration", annotations[SIMULATED_DURATION])
+    if CHECKPOINT_INTERVAL in annotations:
+        notes.setdefault("simcluster/checkpoint-interval", annotations[CHECKPOINT_INTERVAL])
     return notes
 
 

@@ -26,7 +26,7 @@ def test_it_preempts_and_requeues_a_running_job(live, hooks, core, batch, custom
     admitted(custom, "victim")
     advance(hooks, 3600 + 600)
     checkpointed = wait_until(
-        lambda: _annotation(workload_of(custom, "victim"), "simcluster/last-checkpoint")
+        lambda: _annotation(workload_of(custom, "victim"), "quartermaster.io/last-checkpoint")
     )
     assert checkpointed == "2026-01-01T01:00:00Z"
 

@@ -29,6 +29,7 @@ from apps.jobs.services.common import (
     resolve_team,
 )
 from apps.jobs.services.idempotency import find_replay, insert_once
+from apps.jobs.status import work_lost_seconds
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
@@ -311,6 +312,12 @@ def _tell_preempted(job: BatchJob, event: JobEvent, lost_seconds: int | None) ->
     )
 
 
+def _admitted_before(job: BatchJob, at: datetime) -> datetime | None:
+    """When the run a preemption at ``at`` ended began (its latest admission)."""
+    admitted = job.events.filter(kind=JobEventKind.ADMITTED, at__lte=at).order_by("-at")
+    return admitted.values_list("at", flat=True).first()
+
+
 @dataclass(frozen=True)
 class JobStatus:
     state: str
@@ -319,17 +326,20 @@ class JobStatus:
     position: int | None = None
     workload_name: str = ""
     history: tuple = ()
-    lost_work_seconds: int | None = None
+    last_checkpoint: datetime | None = None  # as the job reports it on its Workload
 
 
 @transaction.atomic
 def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool:
     """Record state and new history entries, unless the job changed since it was read."""
-    lost_before = job.lost_work_seconds
+    lost_total = job.lost_work_seconds
     for entry in status.history:
-        lost = None
-        if entry.kind == JobEventKind.PREEMPTED and status.lost_work_seconds is not None:
-            lost = Decimal(max(0, status.lost_work_seconds - lost_before) * job.total_gpus) / 60
+        lost_seconds = None
+        if entry.kind == JobEventKind.PREEMPTED:
+            lost_seconds = work_lost_seconds(
+                entry.at, _admitted_before(job, entry.at), status.last_checkpoint
+            )
+        lost = None if lost_seconds is None else Decimal(lost_seconds * job.total_gpus) / 60
         event, created = JobEvent.objects.get_or_create(
             job=job,
             key=entry.key,
@@ -344,11 +354,7 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
             },
         )
         if created and entry.kind == JobEventKind.PREEMPTED:
-            lost_seconds = (
-                None
-                if status.lost_work_seconds is None
-                else max(0, status.lost_work_seconds - lost_before)
-            )
+            lost_total += lost_seconds or 0
             _tell_preempted(job, event, lost_seconds)
     values = {
         "state": status.state,
@@ -358,8 +364,8 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         "workload_name": status.workload_name or job.workload_name,
         "synced_at": now,
     }
-    if status.lost_work_seconds is not None:
-        values["lost_work_seconds"] = max(lost_before, status.lost_work_seconds)
+    if lost_total != job.lost_work_seconds:
+        values["lost_work_seconds"] = lost_total
     if status.state in (JobState.ADMITTED, JobState.RUNNING) and job.admitted_at is None:
         values["admitted_at"] = now
     if status.state in JobState.terminal_values():

@@ -28,7 +28,7 @@ def test_a_job_renders_as_a_suspended_labelled_job(scientist, queue, template):
     assert labels["kueue.x-k8s.io/priority-class"] == "p3-low"  # the lowest tier by default
     assert labels["kueue.x-k8s.io/max-exec-time-seconds"] == "5400"
     assert manifest["metadata"]["annotations"] == {
-        "simcluster/checkpoint-interval": "900s",
+        "quartermaster.io/checkpoint-interval": "900s",
         "quartermaster.io/simulated-duration": "600s",
     }
     pod = manifest["spec"]["template"]["spec"]

@@ -96,7 +96,7 @@ def running_job(user) -> BatchJob:
     return BatchJob.objects.select_related("queue", "owner").get(pk=job.pk)
 
 
-def preempted(at) -> JobStatus:
+def preempted(at, checkpoint=None) -> JobStatus:
     entry = HistoryEntry(
         key=f"preempted:{at.isoformat()}",
         kind=JobEventKind.PREEMPTED,
@@ -105,15 +105,27 @@ def preempted(at) -> JobStatus:
         message="Preempted to accommodate a workload (UID: u-1)",
         preemptor="team-nlp/llm-pretrain",
     )
-    return JobStatus(JobState.QUEUED, history=(entry,), lost_work_seconds=2400)
+    return JobStatus(JobState.QUEUED, history=(entry,), last_checkpoint=checkpoint)
+
+
+def admitted_at(job, at) -> None:
+    entry = HistoryEntry(key="admitted:1", kind=JobEventKind.ADMITTED, at=at)
+    assert apply_job_status(job, JobStatus(JobState.RUNNING, history=(entry,)), now=at)
+    job.refresh_from_db()
 
 
 def test_the_owner_learns_who_preempted_their_job_and_what_was_lost(scientist, queue, template):
     job = running_job(scientist)
-    at = T0 + timedelta(minutes=50)
-    assert apply_job_status(job, preempted(at), now=at)
+    admitted_at(job, T0)
+    # Admitted at T0, last checkpoint at T0 + 10 min, preempted at T0 + 50 min: 40 min lost.
+    at, checkpoint = T0 + timedelta(minutes=50), T0 + timedelta(minutes=10)
+    assert apply_job_status(job, preempted(at, checkpoint), now=at)
     job.refresh_from_db()
-    apply_job_status(job, preempted(at), now=at + timedelta(seconds=30))  # the next sync
+    apply_job_status(job, preempted(at, checkpoint), now=at + timedelta(seconds=30))
+    job.refresh_from_db()
+    assert job.lost_work_seconds == 40 * 60  # counted once, not again by the next sync
+    event = job.events.get(kind=JobEventKind.PREEMPTED)
+    assert event.lost_gpu_minutes == 40 * job.total_gpus
     (message,) = delivered()
     assert message.subject == f"Job {job.name} was preempted"
     assert "preempted by team-nlp/llm-pretrain (InCohortReclamation)" in message.body

@@ -6,7 +6,8 @@ import pytest
 
 from apps.queues.choices import AuditAction, SyncState
 from apps.queues.models import AuditEntry, SyncObject, SyncRun
-from apps.queues.reconcile.run import reconcile
+from apps.queues.reconcile.run import reconcile, reconcile_changes
+from apps.queues.tests.cluster import wait_until
 from apps.queues.tests.factories import set_policy
 
 pytestmark = pytest.mark.django_db
@@ -159,13 +160,51 @@ def test_unlabelled_objects_are_never_touched(cluster, policy):
     assert cluster.writes() == 0
 
 
+def _ours(kind: str, name: str, namespace: str = "", **spec) -> dict:
+    metadata = {"name": name, "labels": OURS, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": kind, "metadata": metadata, **spec}
+
+
 @pytest.mark.both_clusters
 def test_our_objects_no_longer_desired_are_pruned(cluster, policy):
     reconcile()
-    cluster.create(_cq("retired", OURS))
+    retired = [
+        _cq("retired", OURS),
+        _ours("LocalQueue", "retired", "team-vision", spec={"clusterQueue": "retired"}),
+        _ours("Cohort", "retired", spec={}),
+        _ours("ResourceFlavor", "retired", spec={}),
+        _ours("WorkloadPriorityClass", "retired", value=7),
+    ]
+    for obj in retired:
+        cluster.create(obj)
     summary = reconcile()
-    assert summary.deleted == 1
-    assert cluster.get("ClusterQueue", "retired") is None
+    assert summary.deleted == len(retired)
+
+    def gone() -> bool:
+        # Kueue's finalizers let a deleted queue or flavor linger until its controller
+        # lets go; gone means gone from the API.
+        return all(
+            cluster.get(o["kind"], "retired", o["metadata"].get("namespace", "")) is None
+            for o in retired
+        )
+
+    wait_until(gone)
+
+
+@pytest.mark.both_clusters
+def test_a_quota_edit_takes_the_fast_path_to_its_cluster_queue(cluster, policy, admin):
+    reconcile()
+    set_policy(
+        policy["queue"],
+        admin,
+        quotas=[{"flavor": "h100", "resource": "nvidia.com/gpu", "nominal": "12"}],
+    )
+    cluster.reset_counters()
+    summary = reconcile_changes(trigger="policy")
+    assert (summary.updated, summary.created, summary.deleted) == (1, 0, 0)
+    assert cluster.writes() == 1
+    flavors = cluster.get("ClusterQueue", "vision")["spec"]["resourceGroups"][0]["flavors"]
+    assert [(f["name"], f["resources"][0]["nominalQuota"]) for f in flavors] == [("h100", "12")]
 
 
 def test_a_busy_cluster_queue_is_held_then_deleted_when_empty(cluster, policy):
