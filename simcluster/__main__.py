@@ -11,12 +11,12 @@ USAGE = "usage: python -m simcluster {serve,run,metrics-history} [options]"
 def _run(argv: list[str]) -> int:
     # The engine is developed separately; import it only when asked for.
     try:
-        scenario = importlib.import_module("simcluster.engine.scenario")
+        scenario = importlib.import_module("kueuemodel.scenario")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("simcluster.engine.scenario", "simcluster.engine"):
+        if exc.name not in ("kueuemodel.scenario", "kueuemodel"):
             raise
         print(
-            "simcluster run: the scenario engine (simcluster.engine.scenario) is not available yet",
+            "simcluster run: the scenario engine (kueuemodel.scenario) is not available yet",
             file=sys.stderr,
         )
         return 2

@@ -2,6 +2,6 @@
 
 ``python -m bench.differential --scenarios 200 --seed 1`` generates random small
 scenarios (``scenarios``), runs each on a real control plane (``run_real``) and
-through ``simcluster.engine`` (``run_engine``), and compares the two ``Outcome``s
+through ``kueuemodel`` (``run_engine``), and compares the two ``Outcome``s
 (``compare``). See ``FINDINGS.md`` for the differences found so far.
 """

@@ -1,4 +1,4 @@
-"""Run a scenario through ``simcluster.engine`` in virtual time.
+"""Run a scenario through ``kueuemodel`` in virtual time.
 
 The scenario's arrival and duration annotations become the engine's
 ``simcluster/arrival`` and ``simcluster/duration``; a status writer that also
@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from simcluster.engine import model as m
-from simcluster.engine import status
-from simcluster.engine.parse import DURATION_ANNOTATION
-from simcluster.engine.simulation import ARRIVAL_ANNOTATION, Simulation
+from kueuemodel import model as m
+from kueuemodel import status
+from kueuemodel.parse import DURATION_ANNOTATION
+from kueuemodel.simulation import ARRIVAL_ANNOTATION, Simulation
 
 from .outcome import Outcome, OutcomeBuilder, preemptor_uid
 from .scenarios import Scenario, arrival_seconds, duration_seconds

@@ -21,8 +21,8 @@ import logging
 import threading
 from typing import Any
 
-from simcluster.engine import Simulation, reports
-from simcluster.engine.clock import format_timestamp
+from kueuemodel import Simulation, reports
+from kueuemodel.clock import format_timestamp
 from simcluster.server.store import TooOldError
 
 from . import ingest, integration, publish

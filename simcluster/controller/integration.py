@@ -11,9 +11,9 @@ import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from simcluster.engine import model as m
-from simcluster.engine import status as engine_status
-from simcluster.engine.clock import format_timestamp, parse_duration
+from kueuemodel import model as m
+from kueuemodel import status as engine_status
+from kueuemodel.clock import format_timestamp, parse_duration
 
 from . import devices, pods
 from .owners import JOB, POD, STATEFULSET, WORKLOAD_ANNOTATION, Owner

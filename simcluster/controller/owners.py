@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from simcluster.engine.parse import PRIORITY_LABEL, QUEUE_LABEL
+from kueuemodel.parse import PRIORITY_LABEL, QUEUE_LABEL
 
 Obj = dict[str, Any]
 JOB, POD, STATEFULSET = "Job", "Pod", "StatefulSet"

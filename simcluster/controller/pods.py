@@ -6,8 +6,8 @@ import copy
 import hashlib
 from typing import Any
 
-from simcluster.engine import model as m
-from simcluster.engine.clock import format_timestamp
+from kueuemodel import model as m
+from kueuemodel.clock import format_timestamp
 
 from .owners import (
     ADMISSION_GATE,

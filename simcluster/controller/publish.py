@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from simcluster.engine import model as m
-from simcluster.engine import reports
-from simcluster.engine.clock import format_timestamp
+from kueuemodel import model as m
+from kueuemodel import reports
+from kueuemodel.clock import format_timestamp
 from simcluster.server import resources
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from simcluster.engine import model as m
+from kueuemodel import model as m
 
 from .owners import Owner
 

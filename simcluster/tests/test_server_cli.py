@@ -94,15 +94,15 @@ def test_token_can_be_required_for_client_only_setups(tmp_path):
 
 def test_run_dispatches_to_the_scenario_engine(monkeypatch):
     seen = []
-    fake = types.ModuleType("simcluster.engine.scenario")
+    fake = types.ModuleType("kueuemodel.scenario")
     fake.main = lambda argv: seen.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "simcluster.engine.scenario", fake)
+    monkeypatch.setitem(sys.modules, "kueuemodel.scenario", fake)
     assert main(["run", "scenario.yaml", "--fast"]) == 0
     assert seen == [["scenario.yaml", "--fast"]]
 
 
 def test_run_without_an_engine_exits_2(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "simcluster.engine.scenario", None)
+    monkeypatch.setitem(sys.modules, "kueuemodel.scenario", None)
     assert main(["run"]) == 2
     assert "not available" in capsys.readouterr().err
 

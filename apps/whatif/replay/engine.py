@@ -17,7 +17,7 @@ from typing import Any
 from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import arrivals, on_grid
 from apps.whatif.replay.trace import TraceWorkload, Window
-from simcluster.engine import Simulation
+from kueuemodel import Simulation
 
 POD_STOP_MS = 1000
 # Arrivals and run times are rounded up to this grid (see ``manifests.on_grid``): a

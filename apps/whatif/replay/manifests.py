@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from apps.whatif.replay.trace import PodSetSpec, TraceWorkload
-from simcluster.engine.clock import format_timestamp
+from kueuemodel.clock import format_timestamp
 
 DURATION_ANNOTATION = "simcluster/duration"
 KUEUE_API = "kueue.x-k8s.io/v1beta2"

@@ -20,7 +20,7 @@ from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (f
 from apps.reports.services.history import record_workload_events
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.replay.synthetic import Load, synthetic_trace
-from simcluster.engine import Simulation
+from kueuemodel import Simulation
 
 ROOT = Path(__file__).resolve().parents[3]
 

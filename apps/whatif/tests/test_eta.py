@@ -11,7 +11,7 @@ from apps.whatif.replay import eta as engine_eta
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.tests.conftest import history_trace, record_history
 from conftest import api_as
-from simcluster.engine import Simulation
+from kueuemodel import Simulation
 
 pytestmark = pytest.mark.django_db
 HOUR_MS = 3_600_000

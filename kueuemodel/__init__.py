@@ -1,4 +1,8 @@
-"""Kueue admission engine for the simulated cluster: pure Python, no I/O.
+"""Kueue's admission model: pure Python, no I/O, no Django.
+
+The simulated cluster (``simcluster``) runs it live; the what-if replay and the
+start-time estimates (``apps.whatif``) run it over recorded history. Its rules are
+measured against the real Kueue (``bench/differential``, docs/differential.md).
 
 Public API (everything else is internal):
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from simcluster.engine.scenario import build_simulation, run_scenario
+from kueuemodel.scenario import build_simulation, run_scenario
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 
@@ -56,7 +56,7 @@ def test_it_borrows_unused_quota_from_the_cohort():
 
 
 def test_it_reports_borrowed_quota_in_cluster_queue_status():
-    from simcluster.engine.reports import cluster_queue_status
+    from kueuemodel.reports import cluster_queue_status
 
     sim = build_simulation((SCENARIOS / "borrowing.yaml").read_text())
     sim.run()
@@ -195,7 +195,7 @@ def test_fair_sharing_weight_zero_keeps_only_nominal_quota():
 
 
 def test_fair_sharing_reports_weighted_share():
-    from simcluster.engine.reports import cluster_queue_status
+    from kueuemodel.reports import cluster_queue_status
 
     sim = build_simulation((SCENARIOS / "fair_sharing_weights.yaml").read_text())
     sim.run()
@@ -300,7 +300,7 @@ def test_preemption_records_events_on_victim_and_preemptor():
 def test_cli_prints_a_kubernetes_list(capsys):
     import json
 
-    from simcluster.engine.scenario import main
+    from kueuemodel.scenario import main
 
     assert main([str(SCENARIOS / "borrowing.yaml"), "-o", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)

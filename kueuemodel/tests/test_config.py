@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from simcluster.engine.simulation import Simulation
-from simcluster.engine.state import DEFAULT_STRATEGIES, parse_config
+from kueuemodel.simulation import Simulation
+from kueuemodel.state import DEFAULT_STRATEGIES, parse_config
 
 KUEUE_DEFAULT = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simcluster.engine.scenario import build_simulation
+from kueuemodel.scenario import build_simulation
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 

@@ -11,10 +11,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from realcluster.build_info import kueue_crd_dir
-from simcluster.engine.clock import format_timestamp, parse_duration, parse_timestamp
-from simcluster.engine.quantity import QuantityError, format_quantity, parse_quantity
-from simcluster.engine.quota import (
+from kueuemodel.clock import format_timestamp, parse_duration, parse_timestamp
+from kueuemodel.quantity import QuantityError, format_quantity, parse_quantity
+from kueuemodel.quota import (
     QuotaNode,
     add_usage,
     available,
@@ -22,8 +21,9 @@ from simcluster.engine.quota import (
     potential_available,
     remove_usage,
 )
-from simcluster.engine.reports import pending_workloads
-from simcluster.engine.scenario import build_simulation, run_scenario
+from kueuemodel.reports import pending_workloads
+from kueuemodel.scenario import build_simulation, run_scenario
+from realcluster.build_info import kueue_crd_dir
 
 CELL = ("default", "cpu")
 

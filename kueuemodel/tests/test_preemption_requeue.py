@@ -10,9 +10,9 @@ import copy
 
 import pytest
 
-from simcluster.engine import simulation
-from simcluster.engine.clock import parse_timestamp
-from simcluster.engine.scenario import build_simulation
+from kueuemodel import simulation
+from kueuemodel.clock import parse_timestamp
+from kueuemodel.scenario import build_simulation
 
 T0 = "2026-03-01T10:00:0{}Z"
 
