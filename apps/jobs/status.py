@@ -356,14 +356,19 @@ def last_checkpoint(workload: dict) -> datetime | None:
         return None
 
 
-def work_lost_seconds(
+@dataclass(frozen=True)
+class WorkLost:
+    seconds: int
+    since: str  # "checkpoint", or "admission" when none was reported within the run
+
+
+def work_lost(
     preempted_at: datetime, admitted_at: datetime | None, checkpoint: datetime | None
-) -> int | None:
+) -> WorkLost | None:
     """Work a preemption threw away: since the last checkpoint of that run, or since its
     admission (None when the admission is not known)."""
     if admitted_at is None or preempted_at < admitted_at:
         return None
-    saved_until = admitted_at
     if checkpoint is not None and admitted_at <= checkpoint <= preempted_at:
-        saved_until = checkpoint
-    return int((preempted_at - saved_until).total_seconds())
+        return WorkLost(int((preempted_at - checkpoint).total_seconds()), "checkpoint")
+    return WorkLost(int((preempted_at - admitted_at).total_seconds()), "admission")

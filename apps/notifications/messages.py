@@ -23,7 +23,7 @@ TEMPLATES: dict[str, tuple[str, str]] = {
     K.JOB_PREEMPTED: (
         "Job {job} was preempted",
         "Your job {job} in queue {queue} was preempted by {preempted_by} "
-        "({reason}); about {lost} of work since its last checkpoint was lost.\n{url}",
+        "({reason}) and lost {lost}.\n{url}",
     ),
     K.NOTEBOOK_EXPIRING: (
         "Notebook {notebook} stops {when}",

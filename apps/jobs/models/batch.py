@@ -114,6 +114,9 @@ class JobEvent(models.Model):
     message = models.TextField(blank=True)
     preemptor = models.CharField(max_length=300, blank=True)
     lost_gpu_minutes = models.DecimalField(max_digits=12, decimal_places=1, null=True, blank=True)
+    # What the loss was counted from: "checkpoint", or "admission" when the job reported
+    # no checkpoint within that run (docs/checkpoints.md).
+    lost_since = models.CharField(max_length=20, blank=True)
     key = models.CharField(max_length=200)
 
     class Meta:

@@ -29,7 +29,7 @@ from apps.jobs.services.common import (
     resolve_team,
 )
 from apps.jobs.services.idempotency import find_replay, insert_once
-from apps.jobs.status import work_lost_seconds
+from apps.jobs.status import WorkLost, work_lost
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
@@ -293,9 +293,19 @@ def mark_job_created(job_id: int) -> bool:
     )
 
 
-def _tell_preempted(job: BatchJob, event: JobEvent, lost_seconds: int | None) -> None:
+LOSS_SINCE = {
+    "checkpoint": "since its last checkpoint",
+    "admission": "since it was admitted (it reported no checkpoint)",
+}
+
+
+def _tell_preempted(job: BatchJob, event: JobEvent, loss: WorkLost | None) -> None:
     """Tell the owner, once per preemption (the event key is the eviction's time)."""
-    lost = "an unknown amount" if lost_seconds is None else f"{round(lost_seconds / 60)} min"
+    lost = (
+        "an unknown amount of work"
+        if loss is None
+        else f"about {round(loss.seconds / 60)} min of work {LOSS_SINCE[loss.since]}"
+    )
     context = {
         "job": job.display_name or job.name,
         "queue": job.queue.name,
@@ -334,12 +344,10 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
     """Record state and new history entries, unless the job changed since it was read."""
     lost_total = job.lost_work_seconds
     for entry in status.history:
-        lost_seconds = None
+        loss = None
         if entry.kind == JobEventKind.PREEMPTED:
-            lost_seconds = work_lost_seconds(
-                entry.at, _admitted_before(job, entry.at), status.last_checkpoint
-            )
-        lost = None if lost_seconds is None else Decimal(lost_seconds * job.total_gpus) / 60
+            loss = work_lost(entry.at, _admitted_before(job, entry.at), status.last_checkpoint)
+        lost = None if loss is None else Decimal(loss.seconds * job.total_gpus) / 60
         event, created = JobEvent.objects.get_or_create(
             job=job,
             key=entry.key,
@@ -351,11 +359,12 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
                 "message": entry.message[:2000],
                 "preemptor": entry.preemptor,
                 "lost_gpu_minutes": lost,
+                "lost_since": loss.since if loss else "",
             },
         )
         if created and entry.kind == JobEventKind.PREEMPTED:
-            lost_total += lost_seconds or 0
-            _tell_preempted(job, event, lost_seconds)
+            lost_total += loss.seconds if loss else 0
+            _tell_preempted(job, event, loss)
     values = {
         "state": status.state,
         "state_reason": status.reason,

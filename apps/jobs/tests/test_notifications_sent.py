@@ -125,11 +125,11 @@ def test_the_owner_learns_who_preempted_their_job_and_what_was_lost(scientist, q
     job.refresh_from_db()
     assert job.lost_work_seconds == 40 * 60  # counted once, not again by the next sync
     event = job.events.get(kind=JobEventKind.PREEMPTED)
-    assert event.lost_gpu_minutes == 40 * job.total_gpus
+    assert event.lost_gpu_minutes == 40 * job.total_gpus and event.lost_since == "checkpoint"
     (message,) = delivered()
     assert message.subject == f"Job {job.name} was preempted"
     assert "preempted by team-nlp/llm-pretrain (InCohortReclamation)" in message.body
-    assert "about 40 min of work" in message.body
+    assert "lost about 40 min of work since its last checkpoint." in message.body
     assert f"/jobs/{job.pk}/" in message.body
 
 
@@ -145,3 +145,21 @@ def test_history_stamped_to_the_second_never_comes_before_the_submission(
     apply_job_status(job, JobStatus(JobState.ADMITTED, history=(admitted,)), now=submitted)
     kinds = [(e.kind, e.at) for e in job.events.all()]
     assert kinds == [(JobEventKind.SUBMITTED, submitted), (JobEventKind.ADMITTED, submitted)]
+
+
+def test_a_loss_without_a_checkpoint_is_counted_from_admission_and_says_so(
+    client, scientist, queue, template
+):
+    job = running_job(scientist)
+    admitted_at(job, T0)
+    at = T0 + timedelta(minutes=30)  # no checkpoint reported: all 30 minutes are lost
+    assert apply_job_status(job, preempted(at), now=at)
+    event = job.events.get(kind=JobEventKind.PREEMPTED)
+    assert event.lost_gpu_minutes == 30 * job.total_gpus and event.lost_since == "admission"
+    (message,) = delivered()
+    assert "lost about 30 min of work since it was admitted (it reported no checkpoint)" in (
+        message.body
+    )
+    client.force_login(scientist)
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    assert "since admission (assumed: no checkpoint reported)" in page
