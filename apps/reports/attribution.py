@@ -1,9 +1,11 @@
 """Pure: attribute per-pod Prometheus samples to workload runs, and sum them up.
 
-A sample of pod P in namespace N at time t belongs to the workload whose owner
-(Job, StatefulSet or Pod) names P — pod names are ``<owner>-<suffix>`` (Jobs trim
-the owner to 57 characters) or the owner itself — and which was admitted at t.
-Samples nobody owns (idle GPUs, other pods) are dropped.
+A sample of pod P in namespace N at time t belongs to the workload whose owner (Job or
+StatefulSet) owned P and which was admitted at t. Ownership comes from kube-state-metrics'
+``kube_pod_owner`` when Prometheus has it. Without it, the pod's name is the only clue
+(``<owner>-<suffix>``, Jobs trimming the owner to 57 characters, or the owner itself),
+and of several owners whose names fit, only the longest counts: ``train-2-x7k2p``
+belongs to ``train-2``, never to ``train``. Samples nobody owns are dropped.
 """
 
 from __future__ import annotations
@@ -29,19 +31,32 @@ def owns(owner: str, pod: str) -> bool:
 
 
 class Attributor:
-    def __init__(self, candidates: list[Candidate]):
+    def __init__(
+        self,
+        candidates: list[Candidate],
+        pod_owners: dict[tuple[str, str], str] | None = None,
+    ):
+        """``pod_owners``: (namespace, pod) → owner name, as the cluster recorded it."""
         self.by_namespace: dict[str, list[Candidate]] = defaultdict(list)
         for c in candidates:
             self.by_namespace[c.namespace].append(c)
+        self.pod_owners = pod_owners or {}
         self._pods: dict[tuple[str, str], list[Candidate]] = {}
 
     def owners_of(self, namespace: str, pod: str) -> list[Candidate]:
         key = (namespace, pod)
         if key not in self._pods:
-            self._pods[key] = [
-                c for c in self.by_namespace.get(namespace, ()) if owns(c.owner, pod)
-            ]
+            self._pods[key] = self._owners(namespace, pod)
         return self._pods[key]
+
+    def _owners(self, namespace: str, pod: str) -> list[Candidate]:
+        here = self.by_namespace.get(namespace, ())
+        owner = self.pod_owners.get((namespace, pod))
+        if owner is not None:
+            return [c for c in here if c.owner == owner]
+        fitting = [c for c in here if owns(c.owner, pod)]
+        longest = max((len(c.owner) for c in fitting), default=0)
+        return [c for c in fitting if len(c.owner) == longest]
 
     def locate(self, namespace: str, pod: str, t: float) -> tuple[str, str] | None:
         """(uid, flavor) of the run that held pod's GPUs at t."""

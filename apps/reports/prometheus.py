@@ -115,6 +115,22 @@ def range_series(
     }
 
 
+def pod_owners(start: datetime, end: datetime) -> dict[tuple[str, str], str]:
+    """(namespace, pod) → the name of the Job or StatefulSet that owned it, from
+    kube-state-metrics' ``kube_pod_owner`` over [start, end] (empty where it is not scraped)."""
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    owned = 'kube_pod_owner{owner_kind=~"Job|StatefulSet"}'
+    query = f"max by (namespace, pod, owner_name) (max_over_time({owned}[{window}]))"
+    result = _run(_connect().custom_query, query, params={"time": end.timestamp()})
+    return {
+        (item["metric"].get("namespace", ""), item["metric"].get("pod", "")): item["metric"].get(
+            "owner_name", ""
+        )
+        for item in result
+        if item["metric"].get("owner_name")
+    }
+
+
 def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:
     """What Kueue's own histogram says per ClusterQueue (and ``""`` for all) over the week."""
     client = _connect()

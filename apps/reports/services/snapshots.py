@@ -68,11 +68,12 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     try:
         usage = prometheus.range_series(prometheus.usage_queries(), start, end)
         prices = prometheus.range_series(prometheus.price_queries(), start, end)
+        owners = prometheus.pod_owners(start, end)
     except prometheus.MetricsUnavailable as exc:
         note = "; showing usage stored earlier" if data.usage else ""
         gaps.append(gap("gpu_metrics", f"{exc}{note}"))
         return {}
-    who = attribution.Attributor(_candidates(data))
+    who = attribution.Attributor(_candidates(data), owners)
     step = float(settings.QM_PROMETHEUS_STEP_SECONDS)
     facts = attribution.usage_by_workload(who, usage, step)
     store_usage(week, facts)

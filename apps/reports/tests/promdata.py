@@ -5,6 +5,10 @@
 * ``train-b`` (team-nlp): 1 GPU at 20 %, 200 W, same hours, scraped without
   honorLabels: ``exported_namespace``/``exported_pod`` and lower-case ``hostname``.
 * ``nb-mig`` (team-vision, a StatefulSet): one MIG slice, GR_ENGINE_ACTIVE 0.3, no DEV util.
+* ``train`` and ``train-2`` (team-vision, Jobs whose names share a prefix), same hours:
+  pod ``train-2-k8f3q`` (index 2 of the indexed Job ``train``) at 30 %, pod
+  ``train-2-z9x4m`` (of ``train-2``) at 90 %; only kube-state-metrics' ``kube_pod_owner``
+  tells which pod is whose.
 * OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod.
 * Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``.
 """
@@ -57,13 +61,30 @@ def dcgm_series() -> dict[str, list[tuple[dict, float]]]:
         "GPU_I_ID": "3",
     }
     idle = {"Hostname": "gpu-node-01"}  # a GPU no pod holds: never attributed
+    indexed = {"Hostname": "gpu-node-03", "namespace": "team-vision", "pod": PREFIX_PODS[0][0]}
+    other = {"Hostname": "gpu-node-03", "namespace": "team-vision", "pod": PREFIX_PODS[1][0]}
     return {
         "DCGM_FI_DEV_GPU_UTIL": [({**a, "gpu": "0"}, 40), ({**a, "gpu": "1"}, 80),
-                                 ({**b, "gpu": "0"}, 20), ({**idle, "gpu": "7"}, 0)],
+                                 ({**b, "gpu": "0"}, 20), ({**idle, "gpu": "7"}, 0),
+                                 ({**indexed, "gpu": "0"}, 30), ({**other, "gpu": "1"}, 90)],
         "DCGM_FI_PROF_GR_ENGINE_ACTIVE": [({**mig, "gpu": "1"}, 0.3)],
         "DCGM_FI_DEV_POWER_USAGE": [({**a, "gpu": "0"}, 300), ({**a, "gpu": "1"}, 300),
                                     ({**b, "gpu": "0"}, 200)],
         "DCGM_FI_DEV_FB_USED": [({**a, "gpu": "0"}, 1000), ({**a, "gpu": "1"}, 3000)],
+    }  # fmt: skip
+
+
+PREFIX_PODS = (("train-2-k8f3q", "train"), ("train-2-z9x4m", "train-2"))  # (pod, its Job)
+
+
+def owner_series() -> dict[str, list[tuple[dict, float]]]:
+    """kube-state-metrics' pod → owner series, for the two prefix-sharing Jobs' pods."""
+    return {
+        "kube_pod_owner": [
+            ({"namespace": "team-vision", "pod": pod, "owner_kind": "Job", "owner_name": job,
+              "owner_is_controller": "true"}, 1)
+            for pod, job in PREFIX_PODS
+        ]
     }  # fmt: skip
 
 
@@ -102,5 +123,6 @@ def write(path: Path) -> None:
     with path.open("w") as out:
         _gauges(out, dcgm_series())
         _gauges(out, cost_series())
+        _gauges(out, owner_series())
         _histogram(out)
         out.write("# EOF\n")

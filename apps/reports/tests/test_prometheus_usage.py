@@ -49,6 +49,20 @@ def test_it_attributes_dcgm_series_to_workloads_with_either_label_spelling(
     assert usage("uid-train-b").energy_kwh == pytest.approx(0.4)
 
 
+def test_jobs_whose_names_share_a_prefix_get_their_own_pods_by_ownership(
+    week_history, on_prometheus
+):
+    history.record(
+        history.life("train", "team-vision", created=START - 60, admitted=START, ended=END),
+        history.life("train-2", "team-vision", created=START - 60, admitted=START, ended=END),
+    )
+    services.build_weekly_report(promdata.WEEK)
+    # Pod train-2-k8f3q fits both names; kube_pod_owner says it is the Job train's.
+    assert usage("uid-train").gpu_util == pytest.approx(0.3)
+    assert usage("uid-train-2").gpu_util == pytest.approx(0.9)
+    assert usage("uid-train-a").gpu_util == pytest.approx(0.6)  # untouched by either
+
+
 def test_it_reads_mig_utilisation_from_the_engine_activity(week_history, on_prometheus):
     services.build_weekly_report(promdata.WEEK)
     assert usage("uid-nb-mig").gpu_util == pytest.approx(0.3)
