@@ -5,6 +5,8 @@ the input at fault (or null), ``detail`` for people. Some codes add keys:
 
 - ``invalid`` (400): ``errors`` maps every bad field path (``quotas[2].nominal``) to
   its messages; ``field`` is the first of them.
+- ``unknown_field`` (400): the body has a field the endpoint does not declare;
+  ``field`` is its path (see ``portal.strict_input``).
 - ``conflict`` (409): ``current_version`` and ``changes_since_your_version``.
 - ``server_error`` (500): ``request_id``, to quote when reporting it.
 
@@ -26,6 +28,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from apps.jobs.errors import JobsError
 from apps.queues.errors import ConflictError, NotAllowed, PolicyError
 from portal.kube import KubeError
+from portal.strict_input import UNKNOWN_FIELD, first_unknown_field
 
 # DRF's own codes, except where our vocabulary already has a word for it.
 RENAMED_DRF_CODES = {"permission_denied": "forbidden"}
@@ -78,10 +81,17 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if response is None:
         return None  # unhandled: Django's handler500 answers (see portal.http_errors)
     if isinstance(exc, exceptions.ValidationError):
-        response.data = invalid_body(field_errors(exc.detail))
+        response.data = _validation_body(exc.detail)
     else:
         response.data = _drf_body(exc, response.data)
     return response
+
+
+def _validation_body(detail: Any) -> dict:
+    unknown = first_unknown_field(detail)
+    if unknown is not None:
+        return error_body(UNKNOWN_FIELD, f"{unknown}: unknown field", unknown)
+    return invalid_body(field_errors(detail))
 
 
 def _domain_response(exc: Exception) -> Response | None:

@@ -12,6 +12,10 @@ CODES: dict[str, tuple[int, str]] = {
     "image_not_allowed": (400, "The image is not on the admin allow-list."),
     "flavor_not_in_pool": (400, "The interactive pool has no GPUs of that flavor."),
     "flavor_not_in_queue": (400, "The team's queue has no quota on that flavor."),
+    "never_fits": (
+        400,
+        "More than the queue could ever get, even borrowing all it may, or than the cluster has.",
+    ),
     "ttl_too_long": (400, "The requested lifetime exceeds the pool's maximum."),
     "profile_not_found": (400, "No such CPU/memory profile."),
     "template_not_found": (400, "No such job template."),

@@ -8,19 +8,11 @@ from rest_framework import serializers
 from apps.jobs.choices import NotebookState
 from apps.jobs.errors import CODES
 from apps.jobs.models import BatchJob, JobEvent, Notebook
+from portal.strict_input import RejectUnknownFields
 
 
-class StrictSerializer(serializers.Serializer):
+class StrictSerializer(RejectUnknownFields, serializers.Serializer):
     """Unknown fields are an error: nobody slips pod-spec fields past the form."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise serializers.ValidationError(
-                    {unknown[0]: ["unknown field"]}, code="unknown_field"
-                )
-        return super().to_internal_value(data)
 
 
 class NotebookCreateSerializer(StrictSerializer):

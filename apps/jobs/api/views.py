@@ -26,7 +26,7 @@ IDEMPOTENCY = OpenApiParameter(
 ERRORS = {
     code: OpenApiResponse(s.ErrorSerializer, description=text)
     for code, text in (
-        (400, "`invalid`, `unknown_field`, `image_not_allowed`, `flavor_not_in_pool`, …"),
+        (400, "`invalid`, `unknown_field`, `never_fits`, `image_not_allowed`, …"),
         (403, "`not_a_member`, `launcher_not_allowed`, `tier_not_allowed`, `forbidden`"),
         (404, "Not found (or not yours)."),
         (409, "`quota_exceeded`, `pool_full`, `pool_not_configured`, `not_renewable`"),

@@ -8,9 +8,11 @@ import secrets
 from dataclasses import asdict, dataclass, is_dataclass
 
 from apps.accounts.models import ApiToken
+from apps.jobs import fit
 from apps.jobs.errors import JobsError
-from apps.queues import permissions
-from apps.queues.models import Membership, Team
+from apps.queues import kueue, permissions
+from apps.queues.models import FlavorCapacity, Membership, Team
+from apps.queues.reconcile.desired import load_state
 from apps.queues.services.audit import record_audit
 
 
@@ -108,6 +110,17 @@ def check_acts_for(actor: Principal, user, team: Team) -> None:
             f"this token may not act for users of team {team}",
             field="user",
         )
+
+
+def queue_ceiling(queue: str, flavor: str, resource: str) -> fit.Ceiling:
+    """The most ``queue`` could ever get of ``flavor``'s ``resource``, as Kueue would see it."""
+    ceiling = fit.queue_ceiling(kueue.render_all(load_state()), queue, flavor, resource)
+    return fit.capped(ceiling, flavor_capacity(flavor, resource))
+
+
+def flavor_capacity(flavor: str, resource: str) -> str | None:
+    row = FlavorCapacity.objects.filter(flavor__name=flavor, resource=resource).first()
+    return row.capacity if row else None
 
 
 def portal_url(path: str) -> str:

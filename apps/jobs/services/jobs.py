@@ -13,7 +13,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.jobs import manifests
+from apps.jobs import fit, manifests
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
@@ -24,6 +24,7 @@ from apps.jobs.services.common import (
     check_acts_for,
     new_name,
     portal_url,
+    queue_ceiling,
     request_hash,
     resolve_namespace,
     resolve_team,
@@ -145,6 +146,22 @@ def _check_shape(spec: JobRequest, template: JobTemplate) -> None:
         )
 
 
+def _check_ever_fits(spec: JobRequest, queue: Queue, gpu_resource: str) -> None:
+    """Refuse a gang Kueue would leave pending forever ("ExceedsMaxQuota")."""
+    ceiling = queue_ceiling(queue.name, spec.flavor, gpu_resource)
+    total = spec.gpus_per_pod * spec.pods
+    if total <= ceiling.limit:
+        return
+    why = fit.explain(ceiling, queue=queue.name, flavor=spec.flavor)
+    if spec.gpus_per_pod > ceiling.limit:
+        asks, field_name = f"{spec.gpus_per_pod} GPUs of {spec.flavor} per pod", "gpus_per_pod"
+    else:
+        asks, field_name = f"{total} GPUs of {spec.flavor} in total", "pods"
+    raise JobsError(
+        "never_fits", f"asks for {asks}; {why}, so it would never start", field=field_name
+    )
+
+
 def _image(spec: JobRequest, template: JobTemplate) -> str:
     if not spec.image or spec.image == template.image:
         return template.image
@@ -183,6 +200,7 @@ def submit_job(
     image = _image(spec, template)
     queue = _queue(team, spec.queue)
     gpu_resource, covered = _gpu_resource(queue, spec.flavor)
+    _check_ever_fits(spec, queue, gpu_resource)
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
     interval = spec.checkpoint_interval_minutes

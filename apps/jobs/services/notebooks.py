@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from apps.jobs import manifests
+from apps.jobs import fit, manifests
 from apps.jobs.choices import NotebookState
 from apps.jobs.errors import JobsError
 from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
@@ -19,6 +19,7 @@ from apps.jobs.services.common import (
     audit,
     can_manage,
     check_acts_for,
+    flavor_capacity,
     new_name,
     request_hash,
     resolve_namespace,
@@ -195,8 +196,9 @@ def _validate(pool: InteractivePool, spec: NotebookRequest):
         raise JobsError(
             "flavor_not_in_pool", f"the pool has no {spec.flavor!r} GPUs", field="flavor"
         )
-    if not 1 <= spec.gpus <= pool_flavor.gpus:
-        raise JobsError("invalid", f"gpus must be between 1 and {pool_flavor.gpus}", field="gpus")
+    if spec.gpus < 1:
+        raise JobsError("invalid", "gpus must be at least 1", field="gpus")
+    _check_ever_fits(pool, pool_flavor, spec.gpus)
     profiles = NotebookProfile.objects.all()
     profile = (
         profiles.filter(name=spec.profile).first()
@@ -213,6 +215,21 @@ def _validate(pool: InteractivePool, spec: NotebookRequest):
             "ttl_too_long", f"ttl_hours may be at most {pool.max_ttl_hours}", field="ttl_hours"
         )
     return pool_flavor, profile, ttl
+
+
+def _check_ever_fits(pool: InteractivePool, pool_flavor, gpus: int) -> None:
+    """Refuse a notebook larger than the pool's share of its flavor: it never borrows."""
+    flavor = pool_flavor.flavor.name
+    own = fit.Ceiling(own=pool_flavor.gpus, borrowable=0)
+    ceiling = fit.capped(own, flavor_capacity(flavor, pool_flavor.gpu_resource))
+    if gpus <= ceiling.limit:
+        return
+    raise JobsError(
+        "never_fits",
+        f"asks for {gpus} GPUs of {flavor}; the interactive pool {pool} has at most "
+        f"{ceiling.limit} of them, so it would never start",
+        field="gpus",
+    )
 
 
 def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:

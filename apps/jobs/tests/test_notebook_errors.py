@@ -33,6 +33,7 @@ def test_it_creates_a_notebook_in_the_team_namespace(scientist, pool):
         ({"ttl_hours": 25}, "ttl_too_long", "ttl_hours"),
         ({"profile": "huge"}, "profile_not_found", "profile"),
         ({"gpus": 3}, "quota_exceeded", "gpus"),
+        ({"gpus": 9}, "never_fits", "gpus"),
         ({"gpus": "two"}, "invalid", "gpus"),
         ({"team": "nlp"}, "not_a_member", "team"),
         ({"namespace": "kube-system"}, "namespace_not_allowed", "namespace"),

@@ -12,6 +12,7 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.snapshots import queue_snapshot
+from portal.strict_input import RejectUnknownFields
 
 
 class TeamSerializer(serializers.ModelSerializer):
@@ -23,7 +24,7 @@ class TeamSerializer(serializers.ModelSerializer):
         fields = ["slug", "display_name", "cost_center", "namespaces", "queues"]
 
 
-class TeamCreateSerializer(serializers.Serializer):
+class TeamCreateSerializer(RejectUnknownFields, serializers.Serializer):
     slug = serializers.CharField()
     display_name = serializers.CharField()
     cost_center = serializers.CharField(required=False, allow_blank=True, default="")
@@ -49,7 +50,7 @@ class FlavorSerializer(serializers.ModelSerializer):
         return {c.resource: c.capacity for c in flavor.capacities.all()}
 
 
-class FlavorWriteSerializer(serializers.Serializer):
+class FlavorWriteSerializer(RejectUnknownFields, serializers.Serializer):
     name = serializers.CharField()
     gpu_model = serializers.CharField(required=False, allow_blank=True, default="")
     description = serializers.CharField(required=False, allow_blank=True, default="")
@@ -71,7 +72,7 @@ class CohortSerializer(serializers.ModelSerializer):
         fields = ["name", "parent", "fair_weight", "description"]
 
 
-class CohortWriteSerializer(serializers.Serializer):
+class CohortWriteSerializer(RejectUnknownFields, serializers.Serializer):
     name = serializers.CharField()
     parent = serializers.CharField(required=False, allow_null=True, default=None)
     fair_weight = serializers.CharField(required=False, default="1")
@@ -84,7 +85,7 @@ class PriorityTierSerializer(serializers.ModelSerializer):
         fields = ["name", "value", "description"]
 
 
-class PriorityTierWriteSerializer(serializers.Serializer):
+class PriorityTierWriteSerializer(RejectUnknownFields, serializers.Serializer):
     """Body of POST and PUT/PATCH by name; the service checks the rules."""
 
     name = serializers.CharField()
@@ -92,7 +93,7 @@ class PriorityTierWriteSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class QuotaSerializer(serializers.Serializer):
+class QuotaSerializer(RejectUnknownFields, serializers.Serializer):
     flavor = serializers.CharField()
     resource = serializers.CharField()
     nominal = serializers.CharField()
@@ -100,7 +101,7 @@ class QuotaSerializer(serializers.Serializer):
     lending_limit = serializers.CharField(required=False, allow_null=True, allow_blank=True)
 
 
-class PreemptionSerializer(serializers.Serializer):
+class PreemptionSerializer(RejectUnknownFields, serializers.Serializer):
     reclaim_within_cohort = serializers.CharField(required=False)
     within_cluster_queue = serializers.CharField(required=False)
     borrow_within_cohort = serializers.CharField(required=False)
@@ -139,7 +140,7 @@ class QueueSerializer(serializers.ModelSerializer):
         return queue_snapshot(queue)["quotas"]
 
 
-class QueuePolicyWriteSerializer(serializers.Serializer):
+class QueuePolicyWriteSerializer(RejectUnknownFields, serializers.Serializer):
     """Body of PUT/PATCH /queues/{id}/ and POST /queues/{id}/preview/."""
 
     version = serializers.IntegerField(help_text="The version you edited; a stale one gets 409.")
@@ -169,7 +170,7 @@ class QueuePolicyWriteSerializer(serializers.Serializer):
         return proposal
 
 
-class QueueCreateSerializer(serializers.Serializer):
+class QueueCreateSerializer(RejectUnknownFields, serializers.Serializer):
     name = serializers.CharField()
     team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), allow_null=True, required=False
@@ -202,7 +203,7 @@ class ChangeRequestSerializer(serializers.ModelSerializer):
         ]
 
 
-class DecisionSerializer(serializers.Serializer):
+class DecisionSerializer(RejectUnknownFields, serializers.Serializer):
     comment = serializers.CharField(required=False, allow_blank=True, default="")
     capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
 
@@ -229,14 +230,14 @@ class AuditEntrySerializer(serializers.ModelSerializer):
         ]
 
 
-class EnvelopeLimitSerializer(serializers.Serializer):
+class EnvelopeLimitSerializer(RejectUnknownFields, serializers.Serializer):
     flavor = serializers.CharField()
     resource = serializers.CharField()
     max_nominal = serializers.CharField()
     max_borrowing = serializers.CharField(required=False, allow_null=True, allow_blank=True)
 
 
-class EnvelopeSerializer(serializers.Serializer):
+class EnvelopeSerializer(RejectUnknownFields, serializers.Serializer):
     min_weight = serializers.CharField(required=False, allow_null=True, allow_blank=True)
     max_weight = serializers.CharField(required=False, allow_null=True, allow_blank=True)
     limits = EnvelopeLimitSerializer(many=True, required=False, default=list)

@@ -3,9 +3,10 @@
 from rest_framework import serializers
 
 from apps.whatif.models import WhatIfRun
+from portal.strict_input import RejectUnknownFields
 
 
-class WhatIfRequestSerializer(serializers.Serializer):
+class WhatIfRequestSerializer(RejectUnknownFields, serializers.Serializer):
     """Body of POST /whatif/: ``draft`` maps queue names to proposals (as PUT /queues/{id}/)."""
 
     draft = serializers.DictField(child=serializers.DictField())
@@ -40,7 +41,7 @@ class WhatIfRunSerializer(serializers.ModelSerializer):
         ]
 
 
-class ApplySerializer(serializers.Serializer):
+class ApplySerializer(RejectUnknownFields, serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
