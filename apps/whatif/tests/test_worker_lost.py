@@ -64,7 +64,9 @@ def solo_worker(tmp_path):
 @pytest.fixture
 def slow_run(queue, other_queue, admin, settings):
     settings.QM_WHATIF_STUCK_AFTER_SECONDS = STUCK_AFTER_SECONDS
-    record_history(policy_objects(load_state(), fair_sharing=False), history_trace(days=DAYS, per_day=PER_DAY))
+    record_history(
+        policy_objects(load_state(), fair_sharing=False), history_trace(days=DAYS, per_day=PER_DAY)
+    )
     return lambda: services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin, days=DAYS)
 
 
