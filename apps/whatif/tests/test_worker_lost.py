@@ -28,9 +28,9 @@ from apps.whatif.tests.conftest import ROOT, history_trace, record_history
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 # Five beats per threshold, as in production (30 s and 300 s: ten).
-HEARTBEAT_SECONDS, STUCK_AFTER_SECONDS = 0.04, 0.2
-# Enough history that one replay computes for several thresholds (about 0.6 s here; more
-# history would make recording it, in the test process, take minutes).
+HEARTBEAT_SECONDS, STUCK_AFTER_SECONDS = 0.03, 0.15
+# Enough history that one replay computes for several thresholds (about 0.6 s on a busy
+# two-core machine; more history would make recording it, in the test process, take minutes).
 DAYS, PER_DAY = 3, 400
 
 
