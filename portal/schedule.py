@@ -55,6 +55,13 @@ def beat_schedule() -> dict:
         "schedule": timedelta(minutes=5),
         "options": {"expires": 5 * 60},
     }
+    # A replay whose worker was killed would show "Replaying…" until the broker hands
+    # its message out again (an hour); fail such runs within minutes instead.
+    schedule["sweep-stuck-whatifs"] = {
+        "task": "apps.whatif.tasks.sweep_stuck_whatifs_task",
+        "schedule": timedelta(minutes=1),
+        "options": {"expires": 60},
+    }
     # Monday 03:00 UTC: store last week's report snapshot (usage from Prometheus is
     # read now, before its retention drops it); pages only read snapshots, so they stay fast.
     schedule["build-weekly-report"] = {

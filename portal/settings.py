@@ -155,7 +155,8 @@ STORAGES = {
 # --- Celery -----------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "")
 # A message a worker took but never acknowledged (it was killed) is handed out
-# again after this long; longer than the longest task's time limit (600 s).
+# again after this long; longer than the longest task's time limit (the weekly report's
+# 1800 s), which a system check (portal.checks) enforces at start-up.
 BROKER_VISIBILITY_TIMEOUT = env_int("QM_BROKER_VISIBILITY_TIMEOUT_SECONDS", 3600)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
@@ -223,6 +224,11 @@ QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
 QM_KUEUE_FAIR_SHARING = env_bool("QM_KUEUE_FAIR_SHARING", False)
 QM_WHATIF_HISTORY_DAYS = env_int("QM_WHATIF_HISTORY_DAYS", 7)
 QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS", 900)
+# A replay's worker stamps it this often while it computes; a replay whose stamp is older
+# than QM_WHATIF_STUCK_AFTER_SECONDS lost its worker, and the sweep fails its run. The
+# system check keeps the stamp interval at most a third of the threshold.
+QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 30.0)
+QM_WHATIF_STUCK_AFTER_SECONDS = env_float("QM_WHATIF_STUCK_AFTER_SECONDS", 300.0)
 
 # --- Notebooks and batch jobs ----------------------------------------------------
 # Where notebook URLs point: {base}/{namespace}/{name}/ (an ingress or proxy in front).

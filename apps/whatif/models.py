@@ -77,6 +77,8 @@ class Replay(models.Model):
     seconds = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    """Stamped by the worker replaying it; empty while it waits in the broker's queue."""
 
     class Meta:
         ordering = ["run", "key"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import logging
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -24,6 +25,8 @@ from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
 from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
+
+log = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -164,6 +167,51 @@ def fail_whatif(run: WhatIfRun, error: str) -> None:
     WhatIfRun.objects.filter(pk=run.pk, status__in=RunStatus.active_values()).update(
         status=RunStatus.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+def stamp_replay(run_id: int, key: str) -> None:
+    """Record that a live worker is computing this replay (its heartbeat)."""
+    Replay.objects.filter(run_id=run_id, key=key, status=ReplayStatus.PENDING).update(
+        heartbeat_at=timezone.now()
+    )
+
+
+def fail_stuck_whatifs(now: datetime | None = None) -> list[int]:
+    """Fail the running runs with a replay a worker took and stopped stamping; their ids.
+
+    Replays nobody has taken yet (no heartbeat) are waiting behind other work, not lost,
+    so a run queued behind a busy cluster is never swept.
+    """
+    stale = (now or timezone.now()) - timedelta(seconds=settings.QM_WHATIF_STUCK_AFTER_SECONDS)
+    stuck = Replay.objects.filter(
+        run__status=RunStatus.RUNNING, status=ReplayStatus.PENDING, heartbeat_at__lt=stale
+    )
+    # One replay per run (its oldest stamp), so each run is failed and audited once.
+    oldest = {}
+    for replay in stuck.select_related("run").order_by("-heartbeat_at"):
+        oldest[replay.run_id] = replay
+    return [run_id for run_id, replay in sorted(oldest.items()) if _fail_stuck_whatif(replay)]
+
+
+@transaction.atomic
+def _fail_stuck_whatif(replay: Replay) -> bool:
+    since = f"{replay.heartbeat_at:%Y-%m-%d %H:%M:%S} UTC"
+    error = f"its worker stopped (no progress since {since}); run it again"
+    # Conditional on "running": a replay that finished meanwhile, or a second sweep, wins.
+    failed = WhatIfRun.objects.filter(pk=replay.run_id, status=RunStatus.RUNNING).update(
+        status=RunStatus.FAILED, error=error, finished_at=timezone.now()
+    )
+    if failed:
+        log.warning("what-if #%s failed: replay %s %s", replay.run_id, replay.key, error)
+        record_audit(
+            actor=None,
+            action=AuditAction.UPDATE,
+            obj=replay.run,
+            before={"status": RunStatus.RUNNING},
+            after={"status": RunStatus.FAILED, "error": error},
+            reason="worker lost",
+        )
+    return bool(failed)
 
 
 @transaction.atomic

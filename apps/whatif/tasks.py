@@ -18,7 +18,7 @@ from functools import lru_cache
 from celery import group, shared_task
 from django.conf import settings
 
-from apps.whatif import history, replays, services
+from apps.whatif import heartbeat, history, replays, services
 from apps.whatif.choices import ReplayStatus, RunStatus
 from apps.whatif.models import WhatIfRun
 
@@ -43,11 +43,16 @@ def start_whatif_task(run_id: int) -> None:
 def replay_task(run_id: int, key: str) -> str:
     """Replay the run's history under one policy variant and store the figures."""
     run = WhatIfRun.objects.get(pk=run_id)
+    # A run the sweep failed (its worker was lost) stays failed: a late redelivery of
+    # the lost message must not compute for nothing.
+    if run.status != RunStatus.RUNNING:
+        return key
     if not run.replays.filter(key=key, status=ReplayStatus.PENDING).exists():
         return key
     started = time.monotonic()
     try:
-        result = replays.compute_replay(run, key, _trace_of(run))
+        with heartbeat.beating(run_id, key):
+            result = replays.compute_replay(run, key, _trace_of(run))
     except Exception as exc:
         services.fail_whatif(run, f"replay {key} failed: {exc}")
         raise
@@ -79,6 +84,12 @@ def finish_whatif_task(run_id: int) -> None:
         services.fail_whatif(run, "not every replay finished")
         return
     services.finish_whatif(run, replays.summarize(run, rows, _trace_of(run)))
+
+
+@shared_task(soft_time_limit=60, ignore_result=True)
+def sweep_stuck_whatifs_task() -> list[int]:
+    """Fail the runs whose replay lost its worker; returns their ids."""
+    return services.fail_stuck_whatifs()
 
 
 @shared_task(soft_time_limit=120, ignore_result=True, expires=600)

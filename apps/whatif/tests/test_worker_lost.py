@@ -1,0 +1,98 @@
+"""A what-if whose worker is killed mid-replay is failed by the sweep within the
+threshold, not an hour later; a slow replay on a live worker keeps its run alive.
+
+Real worker processes on Redis and the test database; the heartbeat and the
+threshold are made small through the same settings production uses.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connection
+
+from apps.queues.reconcile.desired import load_state
+from apps.queues.tests.cluster import wait_until
+from apps.whatif import services
+from apps.whatif.choices import RunStatus
+from apps.whatif.models import Replay, WhatIfRun
+from apps.whatif.policies import policy_objects
+from apps.whatif.tasks import sweep_stuck_whatifs_task
+from apps.whatif.tests.conftest import ROOT, history_trace, record_history
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+# Five beats per threshold, as in production (30 s and 300 s: ten).
+HEARTBEAT_SECONDS, STUCK_AFTER_SECONDS = 0.03, 0.15
+# Enough history that one replay computes for several thresholds (about 0.6 s on a busy
+# two-core machine; more history would make recording it, in the test process, take minutes).
+DAYS, PER_DAY = 3, 400
+
+
+@pytest.fixture
+def solo_worker(tmp_path):
+    """One worker process (solo pool: the replay runs in it), in its own process group."""
+    if connection.vendor != "postgresql" or not settings.REDIS_URL:
+        pytest.skip("needs PostgreSQL and REDIS_URL")
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    db = connection.settings_dict
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}"
+        f":{db['PORT'] or 5432}/{db['NAME']}",
+        "REDIS_URL": settings.REDIS_URL,
+        "QM_CLUSTER_SYNC": "false",
+        "QM_DATA_DIR": str(tmp_path),
+        "QM_WHATIF_HEARTBEAT_SECONDS": str(HEARTBEAT_SECONDS),
+        "QM_WHATIF_STUCK_AFTER_SECONDS": str(STUCK_AFTER_SECONDS),
+    }
+    argv = [sys.executable, "-m", "celery", "-A", "portal", "worker", "--pool", "solo"]
+    argv += ["--loglevel", "WARNING", "--without-mingle", "--without-gossip"]
+    argv += ["-n", f"whatif-lost-{os.getpid()}@%h"]
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True)
+    yield process
+    if process.poll() is None:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture
+def slow_run(queue, other_queue, admin, settings):
+    settings.QM_WHATIF_STUCK_AFTER_SECONDS = STUCK_AFTER_SECONDS
+    record_history(
+        policy_objects(load_state(), fair_sharing=False), history_trace(days=DAYS, per_day=PER_DAY)
+    )
+    return lambda: services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin, days=DAYS)
+
+
+def _swept_or_finished(run_id: int) -> WhatIfRun | None:
+    sweep_stuck_whatifs_task()  # what beat runs every minute, here as often as we look
+    run = WhatIfRun.objects.get(pk=run_id)
+    return run if run.is_finished else None
+
+
+def test_a_run_whose_worker_is_killed_mid_replay_is_failed(slow_run, solo_worker):
+    run = slow_run()
+    computing = Replay.objects.filter(run=run, status="pending", heartbeat_at__isnull=False)
+    wait_until(computing.exists, timeout=120, interval=0.01)
+    os.killpg(solo_worker.pid, signal.SIGKILL)  # the OOM killer's way: no clean shutdown
+    solo_worker.wait(timeout=10)
+
+    failed = wait_until(lambda: _swept_or_finished(run.pk), timeout=60)
+    assert failed.status == RunStatus.FAILED
+    assert failed.error.startswith("its worker stopped (no progress since ")
+    assert failed.error.endswith("); run it again")
+    assert Replay.objects.filter(run=run, status="pending").exists()
+
+
+def test_a_slow_replay_on_a_live_worker_is_not_swept(slow_run, solo_worker):
+    run = slow_run()
+    finished = wait_until(lambda: _swept_or_finished(run.pk), timeout=300, interval=0.1)
+    assert finished.status == RunStatus.DONE, finished.error
+    slowest = max(finished.replays.values_list("seconds", flat=True))
+    assert slowest > 2 * STUCK_AFTER_SECONDS  # it outlived the threshold on heartbeats alone

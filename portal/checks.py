@@ -1,0 +1,98 @@
+"""Start-up checks of the Celery settings, run by ``manage.py check`` and ``migrate``
+(the web container's start) and by every worker as it starts.
+
+A message a worker took but never acknowledged is handed to another worker after
+the broker's visibility timeout, even while the first is still running it: a
+timeout shorter than a task's time limit runs that task twice at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from celery import signals
+from django.conf import settings
+from django.core import checks
+
+TAG = "celery"
+log = logging.getLogger(__name__)
+
+
+def longest_time_limit(tasks: dict, *, hard: float | None, soft: float | None):
+    """``(seconds, what)`` of the longest time limit any task has, or None without limits.
+
+    A task's own ``time_limit``/``soft_time_limit`` wins over the global
+    CELERY_TASK_TIME_LIMIT/CELERY_TASK_SOFT_TIME_LIMIT, as in Celery.
+    """
+    limits = []
+    for name, task in tasks.items():
+        if name.startswith("celery."):
+            continue  # Celery's own (chord unlock, backend cleanup): no limits of ours
+        for attr, default, setting in (
+            ("time_limit", hard, "CELERY_TASK_TIME_LIMIT"),
+            ("soft_time_limit", soft, "CELERY_TASK_SOFT_TIME_LIMIT"),
+        ):
+            own = getattr(task, attr, None)
+            if own is not None:
+                limits.append((own, f"{name} {attr}={own:g}"))
+            elif default is not None:
+                limits.append((default, f"{setting}={default:g}"))
+    return max(limits, key=lambda limit: limit[0]) if limits else None
+
+
+def visibility_timeout_errors(visibility_timeout: float | None, longest) -> list[checks.Error]:
+    if visibility_timeout is None or longest is None or visibility_timeout > longest[0]:
+        return []
+    return [
+        checks.Error(
+            f"QM_BROKER_VISIBILITY_TIMEOUT_SECONDS={visibility_timeout:g} is not greater "
+            f"than the longest task time limit ({longest[1]}): a task still running "
+            "would be handed to a second worker.",
+            hint="Raise QM_BROKER_VISIBILITY_TIMEOUT_SECONDS above that limit.",
+            id="quartermaster.E001",
+        )
+    ]
+
+
+def heartbeat_errors(heartbeat: float, stuck_after: float) -> list[checks.Error]:
+    # Three missed beats, not one: a busy database or a GC pause may delay a stamp.
+    if 3 * heartbeat <= stuck_after:
+        return []
+    return [
+        checks.Error(
+            f"QM_WHATIF_HEARTBEAT_SECONDS={heartbeat:g} is more than a third of "
+            f"QM_WHATIF_STUCK_AFTER_SECONDS={stuck_after:g}: live what-if runs would be "
+            "failed as stuck.",
+            id="quartermaster.E002",
+        )
+    ]
+
+
+@checks.register(TAG)
+def check_celery_settings(**_: object) -> list[checks.Error]:
+    from portal.celery import app
+
+    # Every tasks module, so every limit is seen. Not import_default_modules(): in a
+    # worker that runs the checks again (Celery's Django fixup) and recurses.
+    app.autodiscover_tasks(force=True)
+    longest = longest_time_limit(
+        dict(app.tasks),
+        hard=getattr(settings, "CELERY_TASK_TIME_LIMIT", None),
+        soft=getattr(settings, "CELERY_TASK_SOFT_TIME_LIMIT", None),
+    )
+    # Only Redis has a visibility timeout; the embedded filesystem broker has none.
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
+    return visibility_timeout_errors(visibility, longest) + heartbeat_errors(
+        settings.QM_WHATIF_HEARTBEAT_SECONDS, settings.QM_WHATIF_STUCK_AFTER_SECONDS
+    )
+
+
+@signals.worker_init.connect
+def _refuse_bad_settings(**_: object) -> None:
+    """Workers run no ``manage.py`` command, so they run the checks themselves."""
+    errors = [e for e in checks.run_checks(tags=[TAG]) if e.is_serious()]
+    if errors:
+        log.critical("refusing to start: %s", "; ".join(str(e) for e in errors))
+        # Not an exception: Celery logs those from signal handlers and starts anyway.
+        sys.exit(1)

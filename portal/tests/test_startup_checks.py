@@ -1,0 +1,44 @@
+"""The start-up check refuses a broker visibility timeout that a task's time limit outlasts."""
+
+from django.core.checks import run_checks
+
+
+def _errors() -> list[str]:
+    return [e.msg for e in run_checks(tags=["celery"]) if e.is_serious()]
+
+
+def test_the_default_settings_pass():
+    assert _errors() == []
+
+
+def test_a_visibility_timeout_below_a_tasks_limit_is_an_error(settings):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
+    (error,) = _errors()
+    assert "QM_BROKER_VISIBILITY_TIMEOUT_SECONDS=900" in error
+    assert "build_weekly_report_task soft_time_limit=1800" in error
+
+
+def test_a_global_time_limit_counts_too(settings):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    settings.CELERY_TASK_TIME_LIMIT = 7200
+    (error,) = _errors()
+    assert "QM_BROKER_VISIBILITY_TIMEOUT_SECONDS=3600" in error
+    assert "CELERY_TASK_TIME_LIMIT=7200" in error
+
+
+def test_an_equal_timeout_is_not_enough(settings):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1800}
+    assert len(_errors()) == 1
+
+
+def test_the_embedded_broker_has_no_visibility_timeout_to_check(settings):
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": "/tmp"}
+    assert _errors() == []
+
+
+def test_a_heartbeat_too_close_to_the_stuck_threshold_is_an_error(settings):
+    settings.QM_WHATIF_HEARTBEAT_SECONDS, settings.QM_WHATIF_STUCK_AFTER_SECONDS = 120, 300
+    (error,) = _errors()
+    assert (
+        "QM_WHATIF_HEARTBEAT_SECONDS=120" in error and "QM_WHATIF_STUCK_AFTER_SECONDS=300" in error
+    )
