@@ -50,6 +50,9 @@ class ResourceRef:
         return f"{root}{scope}/{self.plural}{tail}"
 
 
+NAMESPACE_TERMINATING = "NamespaceTerminating"  # a cause in the API server's 403 Status
+
+
 class KubeError(Exception):
     """A failed API call. ``transient`` errors are retried; the rest are shown to people."""
 
@@ -60,11 +63,15 @@ class KubeError(Exception):
 
     @property
     def transient(self) -> bool:
-        return self.code in TRANSIENT_CODES
+        # A namespace being deleted refuses new objects with a 403, but it is no missing
+        # permission: the namespace comes back (the reconciler recreates it) and a retry works.
+        return self.code in TRANSIENT_CODES or self.reason == NAMESPACE_TERMINATING
 
     def describe(self) -> str:
         if self.code == 0:
             return f"cluster unreachable ({self.verb} {self.resource}): {self.message}"
+        if self.reason == NAMESPACE_TERMINATING:
+            return f"{self.verb} {self.resource}: its namespace is being deleted ({self.message})"
         if self.code == 403:
             return (
                 f"forbidden: the portal's service account may not {self.verb} {self.resource}; "
@@ -312,4 +319,7 @@ def _error(code: int, data: bytes, verb: str, resource: str) -> KubeError:
         status = {}
     message = status.get("message") or data.decode("utf-8", "replace")[:500]
     reason = status.get("reason") or "Unknown"
+    causes = (status.get("details") or {}).get("causes") or ()
+    if any(cause.get("reason") == NAMESPACE_TERMINATING for cause in causes):
+        reason = NAMESPACE_TERMINATING
     return KubeError(code=code, reason=reason, message=message, verb=verb, resource=resource)

@@ -104,8 +104,11 @@ class RealCluster:
 
     # -- between tests -------------------------------------------------------------------
 
-    def wipe(self, timeout: float = 90.0) -> None:
-        """Back to an empty cluster: workloads, queues, flavors, team namespaces, nodes."""
+    def wipe(self, timeout: float = 180.0) -> None:
+        """Back to an empty cluster: workloads, queues, flavors, team namespaces, nodes.
+
+        Pods are force-deleted and the nodes go last: a pod whose KWOK node is gone has
+        nobody to confirm its end, and would hold its namespace in Terminating."""
         kubectl = self.plane.kubectl
         kubectl("delete", "jobs.batch,statefulsets.apps", "--all", "-A", "--wait=false")
         kubectl(
@@ -119,18 +122,35 @@ class RealCluster:
             "get", "namespaces", "-o", "jsonpath={.items[*].metadata.name}"
         ).stdout.split()
         doomed = [n for n in names if n not in KEEP_NAMESPACES]
+        self._force_delete_pods(doomed)
         if doomed:
             kubectl("delete", "namespace", *doomed, "--wait=false")
         kubectl("delete", KUEUE_CLUSTER_KINDS, "--all", "--wait=false")
-        kubectl("delete", "nodes", "--all", "--wait=false")  # every node here is a KWOK node
         deadline = time.monotonic() + timeout
-        while self._leftovers():
+        self._wait_gone(deadline, lambda: self._leftovers(nodes=False), doomed)
+        kubectl("delete", "nodes", "--all", "--wait=false")  # every node here is a KWOK node
+        self._wait_gone(deadline, self._leftovers, doomed)
+
+    def _force_delete_pods(self, namespaces: list[str]) -> None:
+        for namespace in namespaces:
+            self.plane.kubectl(
+                "delete", "pods", "--all", "-n", namespace, "--grace-period=0", "--force",
+                "--wait=false",
+            )  # fmt: skip
+
+    def _wait_gone(self, deadline: float, leftovers, doomed: list[str]) -> None:
+        pushed = time.monotonic()
+        while left := leftovers():
             if time.monotonic() > deadline:
-                pytest.fail(f"real cluster not wiped within {timeout}s: {self._leftovers()}")
+                pytest.fail(f"real cluster not wiped in time: {left}")
+            if time.monotonic() - pushed > 5:  # pods a controller made meanwhile
+                self._force_delete_pods(doomed)
+                pushed = time.monotonic()
             time.sleep(0.5)
 
-    def _leftovers(self) -> str:
-        kinds = f"{KUEUE_CLUSTER_KINDS},namespaces,nodes,workloads.kueue.x-k8s.io"
+    def _leftovers(self, nodes: bool = True) -> str:
+        kinds = f"{KUEUE_CLUSTER_KINDS},namespaces,workloads.kueue.x-k8s.io"
+        kinds += ",nodes" if nodes else ""
         done = self.plane.kubectl("get", kinds, "-A", "-o", "name")
         keep = {f"namespace/{n}" for n in KEEP_NAMESPACES}
         return " ".join(line for line in done.stdout.split() if line not in keep)
