@@ -5,6 +5,8 @@ The simulated cluster runs its live controller; the test plays the Celery worker
 calling the same functions the tasks call (create the objects, sync status).
 """
 
+import re
+
 import pytest
 from django.utils import timezone
 
@@ -53,27 +55,46 @@ def test_a_scientist_requests_a_notebook_and_sees_it_become_ready(page, live_ser
     assert page.locator(f"a[href='{Notebook.objects.get(pk=notebook.pk).url}']").count() == 1
 
 
+def submit_in_browser(page, base_url: str, gpus_per_pod: int, pods: int) -> None:
+    page.goto(f"{base_url}/jobs/new/")
+    page.select_option("select[name=flavor]", "h100")
+    page.fill("input[name=gpus_per_pod]", str(gpus_per_pod))
+    page.fill("input[name=pods]", str(pods))
+    page.click("button:has-text('Submit')")
+
+
 @pytest.mark.usefixtures("sim", "template")
 def test_a_scientist_submits_a_job_and_reads_why_it_waits(page, live_server, scientist, queue):
     reconcile(trigger="manual")
     sign_in(page, live_server.url, "scientist")
-    page.goto(f"{live_server.url}/jobs/new/")
-    page.select_option("select[name=flavor]", "h100")
-    page.fill("input[name=gpus_per_pod]", "8")
-    page.fill("input[name=pods]", "3")  # 24 GPUs: more than vision can ever hold
-    page.click("button:has-text('Submit')")
-    page.wait_for_url(f"{live_server.url}/jobs/*/")
-    job = BatchJob.objects.get(owner=scientist)
 
+    # 24 GPUs where vision can hold at most its own 16 (nobody in its cohort lends):
+    # refused on the form, in plain words, and nothing is created.
+    submit_in_browser(page, live_server.url, 8, 3)
+    page.wait_for_selector("text=would never start")
+    assert not BatchJob.objects.filter(owner=scientist).exists()
+
+    # A 16-GPU job takes all of vision's h100 quota; the next 16-GPU one waits for it
+    # (vision's 8 a100 GPUs, its second flavor, are too few for it).
+    submit_in_browser(page, live_server.url, 8, 2)
+    page.wait_for_url(re.compile(r".*/jobs/\d+/$"))
+    holder = BatchJob.objects.get(owner=scientist)
+    with KubeClient() as client:
+        assert sync.create_job(client, holder.pk) == "created"
+    sync_until(lambda: BatchJob.objects.get(pk=holder.pk).state != JobState.QUEUED)
+
+    submit_in_browser(page, live_server.url, 8, 2)
+    page.wait_for_url(re.compile(r".*/jobs/\d+/$"))
+    job = BatchJob.objects.exclude(pk=holder.pk).get(owner=scientist)
     with KubeClient() as client:
         assert sync.create_job(client, job.pk) == "created"
-    # Kueue's own words: the job can never fit, whatever the cohort lends.
-    sync_until(lambda: "ExceedsMaxQuota" in BatchJob.objects.get(pk=job.pk).pending_reason)
+    waiting = "waiting for quota in vision"
+    sync_until(lambda: waiting in BatchJob.objects.get(pk=job.pk).pending_reason)
     page.reload()
     assert page.locator("h1 .badge").inner_text() == JobState.QUEUED.label
-    reason = page.locator(".panel", has_text="ExceedsMaxQuota").inner_text()
+    reason = page.locator(".panel", has_text=waiting).inner_text()
     assert reason.startswith("Position 1 in vision.")
-    assert "insufficient quota for nvidia.com/gpu in flavor h100" in reason
+    assert "needs 16 nvidia.com/gpu on h100, 0 free" in reason
 
 
 def test_an_admin_opens_a_weekly_report_and_its_charts_render(
