@@ -6,8 +6,8 @@ from typing import Any
 
 from apps.whatif.replay.trace import PodSetSpec, TraceWorkload
 from kueuemodel.clock import format_timestamp
+from kueuemodel.parse import DURATION_ANNOTATION  # how long the model runs a workload
 
-DURATION_ANNOTATION = "simcluster/duration"
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 # Kueue's Configuration with fair sharing on and its default preemption strategies
 # (spelled out: the engine does not fill them in for an empty block).
