@@ -14,17 +14,33 @@ Public API (everything else is internal):
 - ``reports.cluster_queue_status / local_queue_status / cohort_status /
   pending_workloads`` — status blocks and the visibility summary.
 - ``scenario.run_scenario(yaml_text, until=None)`` and ``scenario.main(argv)``.
+- Quantities, the one bounded parser the portal and the simulated cluster share:
+  ``quantity_value`` (Decimal as the API server reads it), ``parse_decimal``
+  (exact, for typed input), ``parse_quantity`` (milli-units), ``format_quantity``,
+  ``QuantityError`` (its message is the rule broken).
 """
 
+from .quantity import (
+    QuantityError,
+    format_quantity,
+    parse_decimal,
+    parse_quantity,
+    quantity_value,
+)
 from .reports import cluster_queue_status, cohort_status, local_queue_status, pending_workloads
 from .scenario import run_scenario
 from .simulation import Simulation
 
 __all__ = [
+    "QuantityError",
     "Simulation",
     "cluster_queue_status",
     "cohort_status",
+    "format_quantity",
     "local_queue_status",
+    "parse_decimal",
+    "parse_quantity",
     "pending_workloads",
+    "quantity_value",
     "run_scenario",
 ]

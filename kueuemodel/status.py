@@ -192,30 +192,10 @@ class SilentStatusWriter(StatusWriter):
     """Writes nothing: for runs that read only the transition log (what-if replays,
     ETAs), where status writes would be a fifth of the work."""
 
-    def pending(self, wl: m.Workload, reason: str, message: Text, now_ms: int) -> None:
+    def _write_nothing(self, *_args: object) -> None:
         pass
 
-    def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
-        pass
-
-    def evicted(
-        self,
-        wl: m.Workload,
-        reason: str,
-        message: str,
-        now_ms: int,
-        preempted_reason: str | None,
-    ) -> None:
-        pass
-
-    def released(self, wl: m.Workload, now_ms: int) -> None:
-        pass
-
-    def finished(self, wl: m.Workload, now_ms: int) -> None:
-        pass
-
-    def placement(self, wl: m.Workload, problem: str | None, now_ms: int) -> None:
-        pass
+    pending = admitted = evicted = released = finished = placement = _write_nothing
 
 
 def event(

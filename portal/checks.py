@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from celery import signals
+from celery import current_app, signals
 from django.conf import settings
 from django.core import checks
 
@@ -71,8 +71,8 @@ def heartbeat_errors(heartbeat: float, stuck_after: float) -> list[checks.Error]
 
 @checks.register(TAG)
 def check_celery_settings(**_: object) -> list[checks.Error]:
-    from portal.celery import app
-
+    # The project's app (portal.celery, which imports this module to register it).
+    app = current_app._get_current_object()
     # Every tasks module, so every limit is seen. Not import_default_modules(): in a
     # worker that runs the checks again (Celery's Django fixup) and recurses.
     app.autodiscover_tasks(force=True)

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     if command == "run":
         return _run(rest)
     if command == "metrics-history":
-        from simcluster.controller.history import main as history
+        from simcluster.history_cli import main as history
 
         return history(rest)
     print(f"unknown command {command!r}\n{USAGE}", file=sys.stderr)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kueuemodel.quantity import parse_quantity
+from kueuemodel import parse_quantity
 from kueuemodel.quota import potential_available
 from kueuemodel.state import Cluster, build_quota_tree, load_specs
 

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from apps.notifications import delivery, messages
@@ -21,6 +22,10 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification, NotificationPreference
 
 log = logging.getLogger(__name__)
+
+# Sent after commit for every new notification. ``apps.notifications.tasks`` queues
+# its delivery (connected from the app's ready()), so this module never imports tasks.
+notification_created = Signal()
 
 
 class PreferenceError(ValueError):
@@ -61,17 +66,10 @@ def notify(user, kind: str, context: dict, *, dedupe_key: str = "") -> Notificat
             )
     except IntegrityError:
         return None  # already notified for this dedupe key
-    transaction.on_commit(lambda: _schedule(notification.pk))
+    transaction.on_commit(
+        lambda: notification_created.send(Notification, notification_id=notification.pk)
+    )
     return notification
-
-
-def _schedule(notification_id: int) -> None:
-    from apps.notifications.tasks import deliver_notification_task
-
-    try:
-        deliver_notification_task.delay(notification_id)
-    except Exception:  # broker down: the periodic sweep delivers it
-        log.warning("could not queue notification %s; the sweep will send it", notification_id)
 
 
 def deliver(notification_id: int) -> str:

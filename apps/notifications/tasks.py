@@ -1,11 +1,15 @@
 """Celery entry points of notifications. Thin: each calls one service."""
 
+import logging
 from datetime import timedelta
 
 from celery import shared_task
+from django.dispatch import receiver
 
 from apps.notifications import services
 from apps.notifications.delivery import DeliveryError
+
+log = logging.getLogger(__name__)
 
 # The sweep leaves fresh rows to the task scheduled on commit.
 SWEEP_GRACE = timedelta(minutes=2)
@@ -22,6 +26,14 @@ SWEEP_GRACE = timedelta(minutes=2)
 def deliver_notification_task(notification_id: int) -> str:
     """Send one notification's pending channels; a retry sends only what is left."""
     return services.deliver(notification_id)
+
+
+@receiver(services.notification_created)
+def _queue_delivery(sender, notification_id: int, **_: object) -> None:
+    try:
+        deliver_notification_task.delay(notification_id)
+    except Exception:  # broker down: the periodic sweep delivers it
+        log.warning("could not queue notification %s; the sweep will send it", notification_id)
 
 
 @shared_task(soft_time_limit=120)

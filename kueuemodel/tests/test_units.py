@@ -3,6 +3,8 @@ tree, queue order and the visibility summary; plus a CRD-schema check."""
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from pathlib import Path
 
 import jsonschema
@@ -12,7 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kueuemodel.clock import format_timestamp, parse_duration, parse_timestamp
-from kueuemodel.quantity import QuantityError, format_quantity, parse_quantity
+from kueuemodel.quantity import (
+    QuantityError,
+    format_quantity,
+    parse_decimal,
+    parse_quantity,
+    quantity_value,
+)
 from kueuemodel.quota import (
     QuotaNode,
     add_usage,
@@ -51,6 +59,29 @@ def test_it_parses_quantities_to_milli_units(text, milli):
 def test_it_rejects_non_quantities(text):
     with pytest.raises(QuantityError):
         parse_quantity(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("1e9999999", "an exponent from -9 to 18"),
+        ("9" * 31, "at most 30 digits"),
+        ("1" + "0" * 19, "no larger than 2^63-1"),
+        ("1" * 65, "at most 64 characters"),
+    ],
+)
+def test_every_reading_is_bounded_and_names_the_rule(text, rule):
+    for reading in (parse_quantity, parse_decimal, quantity_value):
+        with pytest.raises(QuantityError, match=re.escape(rule)):
+            reading(text)
+
+
+def test_a_value_finer_than_one_nano_is_rounded_up_but_refused_as_typed_input():
+    assert quantity_value("0.0000000001") == Decimal("1E-10")
+    assert parse_quantity("0.0000000001") == 1  # MilliValue rounds up
+    with pytest.raises(QuantityError, match="no finer than 1n"):
+        parse_decimal("0.0000000001")
+    assert parse_decimal("1.5") == Decimal("1.5")
 
 
 @given(st.integers(min_value=0, max_value=10**15))

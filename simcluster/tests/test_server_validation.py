@@ -64,6 +64,13 @@ def test_malformed_quantities_are_rejected(custom):
     assert status["details"]["causes"][0]["reason"] == "FieldValueInvalid"
 
 
+def test_a_quantity_the_pattern_admits_but_no_one_can_compute_with_is_rejected(custom):
+    status = rejected(create_cq, custom, cq_with_resource(nominalQuota="1e9999999"))
+    cause = status["details"]["causes"][0]
+    assert cause["field"] == "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota"
+    assert "exponent from -9 to 18" in cause["message"]
+
+
 def test_resources_must_follow_covered_resources_in_order(custom):
     body = make_cq("cq")
     resources = body["spec"]["resourceGroups"][0]["flavors"][0]["resources"]

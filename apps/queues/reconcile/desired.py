@@ -25,25 +25,43 @@ def provided_queues() -> list[dict]:
     return [snapshot for provider in _QUEUE_PROVIDERS for snapshot in provider()]
 
 
+def load_flavors() -> list[dict]:
+    return list(ResourceFlavor.objects.values("name", "node_labels", "node_taints", "tolerations"))
+
+
+def load_cohorts() -> list[dict]:
+    return [
+        {
+            "name": c.name,
+            "parent": c.parent.name if c.parent_id else None,
+            "fair_weight": c.fair_weight,
+        }
+        for c in Cohort.objects.select_related("parent")
+    ]
+
+
+def load_tiers() -> list[dict]:
+    return list(PriorityTier.objects.values("name", "value", "description"))
+
+
+def load_teams(slugs: set[str] | None = None) -> list[kueue.TeamSpec]:
+    """Teams with their namespaces; only ``slugs`` when given."""
+    teams = Team.objects.prefetch_related("namespaces")
+    if slugs is not None:
+        teams = teams.filter(slug__in=slugs)
+    return [
+        kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
+        for t in teams
+    ]
+
+
 def load_state() -> kueue.PolicyState:
     """Read every policy row once (a fixed number of queries, whatever the size)."""
     return kueue.PolicyState(
-        flavors=list(
-            ResourceFlavor.objects.values("name", "node_labels", "node_taints", "tolerations")
-        ),
-        cohorts=[
-            {
-                "name": c.name,
-                "parent": c.parent.name if c.parent_id else None,
-                "fair_weight": c.fair_weight,
-            }
-            for c in Cohort.objects.select_related("parent")
-        ],
-        tiers=list(PriorityTier.objects.values("name", "value", "description")),
-        teams=[
-            kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
-            for t in Team.objects.prefetch_related("namespaces")
-        ],
+        flavors=load_flavors(),
+        cohorts=load_cohorts(),
+        tiers=load_tiers(),
+        teams=load_teams(),
         queues=[queue_snapshot(q) for q in Queue.objects.with_policy()] + provided_queues(),
     )
 

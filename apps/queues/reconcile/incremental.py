@@ -6,9 +6,12 @@ change-triggered run fetches just those, when it can prove nothing else moved:
 
 * a queue is *dirty* when its ClusterQueue's sync row was not written from the
   queue's current ``version``;
-* everything else the manifests depend on (flavors, cohorts, tiers, teams,
-  namespaces, API version) is summed up in ``catalog_fingerprint``; the fast
-  path is only taken when it equals the one of the last clean full run.
+* every manifest the fast path leaves alone (all but the queues' own
+  ClusterQueues: namespaces, flavors, cohorts, tiers, LocalQueues, other apps'
+  queues) is rendered by the same functions a full run uses and hashed in
+  ``catalog_fingerprint``; the fast path is only taken when the hash equals the
+  one of the last clean full run. Nothing lists the renderer's inputs by hand,
+  so a field added to a renderer is covered without touching this module.
 
 Anything else (catalog edits, pruning, drift) is left to the full run, which the
 schedule runs every ``QM_RECONCILE_INTERVAL_SECONDS``.
@@ -23,38 +26,41 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef
 
 from apps.queues import kueue
-from apps.queues.models import (
-    Cohort,
-    PriorityTier,
-    Queue,
-    ResourceFlavor,
-    SyncObject,
-    SyncRun,
-    Team,
-    TeamNamespace,
-)
+from apps.queues.models import Queue, SyncObject, SyncRun
 from apps.queues.reconcile import plan as p
-from apps.queues.reconcile.desired import provided_queues
+from apps.queues.reconcile.desired import (
+    load_cohorts,
+    load_flavors,
+    load_teams,
+    load_tiers,
+    provided_queues,
+)
 from apps.queues.reconcile.observe import ref
 from apps.queues.snapshots import queue_snapshot
 from portal.kube import KubeClient
 
 
 def catalog_fingerprint() -> str:
-    parts = [
-        settings.KUEUE_API_VERSION,
-        list(
-            ResourceFlavor.objects.order_by("name").values_list(
-                "name", "node_labels", "node_taints", "tolerations"
-            )
-        ),
-        list(Cohort.objects.order_by("name").values_list("name", "parent__name", "fair_weight")),
-        list(PriorityTier.objects.order_by("name").values_list("name", "value", "description")),
-        list(Team.objects.order_by("slug").values_list("slug", "cost_center")),
-        list(TeamNamespace.objects.order_by("name").values_list("name", "team__slug")),
-        provided_queues(),
+    version = settings.KUEUE_API_VERSION
+    objects = [kueue.to_api_version(obj, version) for obj in untouched_manifests()]
+    objects.sort(key=kueue.object_key)
+    return hashlib.sha256(json.dumps(objects, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def untouched_manifests() -> list[dict]:
+    """Every manifest the policy asks for except the queues' ClusterQueues."""
+    teams = load_teams()
+    catalog = kueue.PolicyState(
+        load_flavors(), load_cohorts(), load_tiers(), teams, provided_queues()
+    )
+    # A LocalQueue depends on its queue's name and team only, not on the quotas.
+    heads = [{"name": n, "team": t} for n, t in Queue.objects.values_list("name", "team__slug")]
+    local = [
+        kueue.render_local_queue(queue, namespace)
+        for queue in heads
+        for namespace in kueue.queue_namespaces(queue, teams)
     ]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    return kueue.render_all(catalog) + local
 
 
 def last_clean_fingerprint() -> str:
@@ -70,13 +76,9 @@ def dirty_queues() -> list[Queue]:
 
 
 def _teams(queues: list[Queue]) -> list[kueue.TeamSpec]:
-    teams = Team.objects.prefetch_related("namespaces")
-    if all(q.team_id for q in queues):  # shared queues need every team's namespaces
-        teams = teams.filter(pk__in={q.team_id for q in queues})
-    return [
-        kueue.TeamSpec(t.slug, t.cost_center, tuple(n.name for n in t.namespaces.all()))
-        for t in teams
-    ]
+    if all(q.team_id for q in queues):
+        return load_teams({q.team.slug for q in queues})
+    return load_teams()  # shared queues need every team's namespaces
 
 
 def compute_queue_plan(client: KubeClient, queues: list[Queue]) -> list[p.Action]:

@@ -10,18 +10,12 @@ from __future__ import annotations
 from django.conf import settings
 
 from apps.queues import kueue
-from apps.queues.models import Queue, Team
+from apps.queues.models import Queue
 from apps.queues.reconcile import plan as p
+from apps.queues.reconcile.desired import load_teams
 from apps.queues.reconcile.yamldiff import plan_diff
 from apps.queues.services.policy import normalize_proposal
 from apps.queues.snapshots import apply_changes, queue_snapshot
-
-
-def _teams() -> list[kueue.TeamSpec]:
-    return [
-        kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
-        for t in Team.objects.prefetch_related("namespaces")
-    ]
 
 
 def _render(snapshot: dict, teams: list[kueue.TeamSpec], version: str) -> list[dict]:
@@ -32,7 +26,7 @@ def queue_manifest_diff(queue: Queue, proposal: dict) -> str:
     version = settings.KUEUE_API_VERSION
     current = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     proposed = normalize_proposal(current, proposal)
-    teams = _teams()
+    teams = load_teams()
     saved = {kueue.object_key(o): o for o in _render(current, teams, version)}
     actions = p.plan(_render(proposed, teams, version), saved, version=version)
     return plan_diff(actions, version)

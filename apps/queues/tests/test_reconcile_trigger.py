@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from apps.queues.reconcile.coordination import FileCoordinator
 from apps.queues.reconcile.run import reconcile, reconcile_changes
@@ -47,3 +48,38 @@ def test_the_file_lock_admits_one_run_and_the_pending_mark_collapses_bursts(tmp_
         assert got_first and not got_second
     first.clear_pending()
     assert second.claim_pending()
+
+
+def test_the_fast_path_hashes_every_manifest_it_leaves_alone(policy):
+    from apps.queues import kueue
+    from apps.queues.models import Queue
+    from apps.queues.reconcile.desired import desired_objects
+    from apps.queues.reconcile.incremental import untouched_manifests
+
+    queues = set(Queue.objects.values_list("name", flat=True))
+    full = [o for o in desired_objects() if not _is_queue_cluster_queue(o, queues)]
+    version = settings.KUEUE_API_VERSION
+    untouched = [kueue.to_api_version(o, version) for o in untouched_manifests()]
+    assert sorted(map(_canonical, full)) == sorted(map(_canonical, untouched))
+    assert any(o["kind"] == "LocalQueue" for o in untouched)
+
+
+def test_a_quota_edit_leaves_the_fingerprint_and_a_namespace_changes_it(policy, admin):
+    from apps.queues.models import TeamNamespace
+    from apps.queues.reconcile.incremental import catalog_fingerprint
+
+    before = catalog_fingerprint()
+    set_policy(policy["queue"], admin, fair_weight="2")
+    assert catalog_fingerprint() == before
+    TeamNamespace.objects.create(team=policy["queue"].team, name="team-vision-extra")
+    assert catalog_fingerprint() != before
+
+
+def _is_queue_cluster_queue(obj: dict, queues: set[str]) -> bool:
+    return obj["kind"] == "ClusterQueue" and obj["metadata"]["name"] in queues
+
+
+def _canonical(obj: dict) -> str:
+    import json
+
+    return json.dumps(obj, sort_keys=True, default=str)

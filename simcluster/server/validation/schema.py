@@ -14,11 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kueuemodel import QuantityError, quantity_value
 from simcluster.server.errors import Cause
-from simcluster.server.quantity import QUANTITY_PATTERN, is_quantity
 from simcluster.server.validation import causes as c
 
 Rule = Callable[[Any, str], list[Cause]]
+# The pattern the Kueue CRDs put on every quantity field (the API server's message quotes it).
+QUANTITY_PATTERN = re.compile(
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+    r"(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
 MISSING: Any = object()
 
 
@@ -100,9 +105,20 @@ class Quantity(Node):
     def check(self, value: Any, path: str, out: list[Cause]) -> None:
         if isinstance(value, bool) or not isinstance(value, int | str):
             out.append(c.type_invalid(path, value, "integer or string"))
-        elif not is_quantity(value):
+        elif isinstance(value, str) and not QUANTITY_PATTERN.match(value):
             detail = f"{path} in body should match '{QUANTITY_PATTERN.pattern}'"
             out.append(c.invalid(path, value, detail))
+        else:
+            out.extend(_within_bounds(value, path))
+
+
+def _within_bounds(value: int | str, path: str) -> list[Cause]:
+    # The CRD pattern admits "1e9999999"; the model's parser bounds what it will compute with.
+    try:
+        quantity_value(value)
+    except QuantityError as error:
+        return [c.invalid(path, value, str(error))]
+    return []
 
 
 @dataclass

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
+from kueuemodel import quantity_value
 from simcluster.server.errors import Cause
-from simcluster.server.quantity import parse_quantity
 from simcluster.server.validation import causes as c
 
 Obj = dict[str, Any]
@@ -38,7 +38,7 @@ def _resources(groups: list[Obj], path: str) -> Iterator[tuple[str, Obj, int, Ob
 
 
 def _non_negative(value: Any, path: str) -> list[Cause]:
-    if parse_quantity(value) < 0:
+    if quantity_value(value) < 0:
         return [c.invalid(path, value, "must be greater than or equal to 0")]
     return []
 
@@ -105,7 +105,7 @@ def _check_weight(spec: Obj, path: str) -> list[Cause]:
     weight = (spec.get("fairSharing") or {}).get("weight")
     if weight is None:
         return []
-    value = parse_quantity(weight)
+    value = quantity_value(weight)
     if value < 0:
         return [
             c.invalid(f"{path}.fairSharing.weight", weight, "must be greater than or equal to 0")
@@ -119,7 +119,7 @@ def _lending_within_nominal(groups: list[Obj], path: str) -> list[Cause]:
     out = []
     for here, _group, _index, resource in _resources(groups, path):
         lending = resource.get("lendingLimit")
-        if lending is not None and parse_quantity(lending) > parse_quantity(
+        if lending is not None and quantity_value(lending) > quantity_value(
             resource["nominalQuota"]
         ):
             out.append(
@@ -251,7 +251,7 @@ def _check_pod_sets(spec: Obj) -> list[Cause]:
 
 def _is_non_negative_quantity(value: Any) -> bool:
     try:
-        return parse_quantity(value) >= 0
+        return quantity_value(value) >= 0
     except ValueError:
         return False
 
