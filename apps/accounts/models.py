@@ -60,4 +60,6 @@ class ApiToken(models.Model):
 
     @staticmethod
     def generate_raw() -> str:
-        return secrets.token_urlsafe(32)
+        # Hex, not URL-safe base64: a token starting with "-" is taken for an option
+        # by command-line clients (``--token -Abc…``).
+        return secrets.token_hex(32)

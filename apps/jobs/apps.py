@@ -15,3 +15,5 @@ class JobsConfig(AppConfig):
         register_queue_provider(pool_queues)
         # A notebook's audit entries name its URL path: shown to whoever sees the notebook.
         register_private_audit_subject("notebook", Notebook.objects.audit_ids_visible_to)
+        # Connects the receivers that queue the cluster work the services announce.
+        from apps.jobs import tasks  # noqa: F401

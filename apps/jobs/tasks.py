@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from apps.jobs import services, sync, watch
 from apps.jobs.models import InteractivePool
+from apps.jobs.services import common
 from apps.reports import prometheus
 from portal.kube import KubeClient, KubeError
 
@@ -56,6 +57,20 @@ def submit_job_task(self, job_id: int) -> str:
 def teardown_job_task(self, job_id: int) -> str:
     """Delete a cancelled job's Job (and its pods)."""
     return _cluster_call(self, sync.teardown_job, job_id)
+
+
+def _queue(task):
+    return lambda sender, object_id, **_: task.delay(object_id)
+
+
+# The services announce work after commit; each announcement queues its task.
+for _signal, _task in (
+    (common.notebook_to_provision, provision_notebook_task),
+    (common.notebook_to_tear_down, teardown_notebook_task),
+    (common.job_to_submit, submit_job_task),
+    (common.job_to_tear_down, teardown_job_task),
+):
+    _signal.connect(_queue(_task), weak=False, dispatch_uid=_task.name)
 
 
 @shared_task(soft_time_limit=120)

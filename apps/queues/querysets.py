@@ -29,9 +29,7 @@ def _anonymous(user) -> bool:
 
 
 def _member_team_ids(user) -> models.QuerySet:
-    from apps.queues.models import Membership
-
-    return Membership.objects.filter(user=user).values("team_id")
+    return user.memberships.values("team_id")
 
 
 class SignedInQuerySet(models.QuerySet):

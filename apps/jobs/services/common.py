@@ -7,6 +7,10 @@ import json
 import secrets
 from dataclasses import asdict, dataclass, is_dataclass
 
+from django.conf import settings
+from django.db import transaction
+from django.dispatch import Signal
+
 from apps.accounts.models import ApiToken
 from apps.jobs import fit
 from apps.jobs.errors import JobsError
@@ -14,6 +18,19 @@ from apps.queues import kueue, permissions
 from apps.queues.models import FlavorCapacity, Membership, Team
 from apps.queues.reconcile.desired import load_state
 from apps.queues.services.audit import record_audit
+
+# Work the services hand to the cluster, sent after commit with ``object_id``.
+# ``apps.jobs.tasks`` connects a receiver to each that queues its Celery task
+# (imported from the app's ready()), so no service imports the tasks module.
+notebook_to_provision = Signal()
+notebook_to_tear_down = Signal()
+job_to_submit = Signal()
+job_to_tear_down = Signal()
+
+
+def after_commit(signal: Signal, object_id: int) -> None:
+    if settings.QM_CLUSTER_SYNC:
+        transaction.on_commit(lambda: signal.send(sender=None, object_id=object_id))
 
 
 @dataclass(frozen=True)

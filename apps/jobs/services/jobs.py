@@ -19,9 +19,12 @@ from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
 from apps.jobs.services.common import (
     Principal,
+    after_commit,
     audit,
     can_manage,
     check_acts_for,
+    job_to_submit,
+    job_to_tear_down,
     new_name,
     portal_url,
     queue_ceiling,
@@ -241,16 +244,8 @@ def submit_job(
         reason="batch job submitted",
         after={"gpus": job.total_gpus, "flavor": flavor.name, "tier": tier.name},
     )
-    _on_commit("submit_job_task", job.pk)
+    after_commit(job_to_submit, job.pk)
     return job, False
-
-
-def _on_commit(task_name: str, job_id: int) -> None:
-    if not settings.QM_CLUSTER_SYNC:
-        return
-    from apps.jobs import tasks
-
-    transaction.on_commit(lambda: getattr(tasks, task_name).delay(job_id))
 
 
 def job_manifest(job: BatchJob) -> dict:
@@ -299,7 +294,7 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
         job=job, at=now, kind=JobEventKind.CANCELLED, key="cancelled", message=job.state_reason
     )
     audit(actor, AuditAction.DELETE, job, reason="batch job cancelled")
-    _on_commit("teardown_job_task", job.pk)
+    after_commit(job_to_tear_down, job.pk)
     return True
 
 

@@ -16,11 +16,14 @@ from apps.jobs.errors import JobsError
 from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
 from apps.jobs.services.common import (
     Principal,
+    after_commit,
     audit,
     can_manage,
     check_acts_for,
     flavor_capacity,
     new_name,
+    notebook_to_provision,
+    notebook_to_tear_down,
     request_hash,
     resolve_namespace,
     resolve_team,
@@ -51,14 +54,6 @@ class NotebookRequest:
 class RequestOutcome:
     notebook: Notebook
     replayed: bool
-
-
-def _on_commit_task(task_name: str, notebook_id: int) -> None:
-    if not settings.QM_CLUSTER_SYNC:
-        return
-    from apps.jobs import tasks
-
-    transaction.on_commit(lambda: getattr(tasks, task_name).delay(notebook_id))
 
 
 def _replay(actor: Principal, key: str, digest: str) -> RequestOutcome | None:
@@ -182,7 +177,7 @@ def _request_notebook(
         audit(actor, AuditAction.CREATE, notebook, after=after, reason="adopted from the cluster")
     else:
         audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
-        _on_commit_task("provision_notebook_task", notebook.pk)
+        after_commit(notebook_to_provision, notebook.pk)
     return RequestOutcome(notebook, replayed=False)
 
 
@@ -356,7 +351,7 @@ def stop_notebook(
         return False
     notebook.refresh_from_db()
     audit(actor, AuditAction.DELETE, notebook, after={"state": state}, reason=reason)
-    _on_commit_task("teardown_notebook_task", notebook.pk)
+    after_commit(notebook_to_tear_down, notebook.pk)
     by_admin = actor.user is not None and permissions.is_admin(actor.user)
     if by_admin and actor.user.pk != notebook.owner_id:
         count_cull("admin")
