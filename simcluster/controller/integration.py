@@ -117,6 +117,13 @@ def _placement_fields(spec: Obj) -> Obj:
     return {k: spec[k] for k in ("nodeSelector", "tolerations") if k in spec}
 
 
+def pod_owner(owner: Owner | None) -> dict[str, str]:
+    """The pod's controller as kube-state-metrics names it; a bare pod has ``<none>``."""
+    if owner is None or owner.kind == POD:
+        return {"owner_kind": "<none>", "owner_name": "<none>"}
+    return {"owner_kind": owner.kind, "owner_name": owner.name}
+
+
 def gpu_container(spec: Obj) -> str:
     containers = spec.get("containers") or [{}]
     for container in containers:
@@ -147,6 +154,7 @@ def _allocate(
                 slot,
                 record.start_ms or 0,
                 utilization,
+                **pod_owner(t.owner),
             )
             for resource, slots in held.items()
             for slot in slots

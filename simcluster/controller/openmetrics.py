@@ -18,6 +18,7 @@ from .series import (
     GAUGE_HELP,
     GPU_COUNT,
     GPU_FAMILIES,
+    POD_OWNER,
     WAIT,
     WAIT_BUCKETS,
     Family,
@@ -34,6 +35,7 @@ def write(view: View, start_ms: int, end_ms: int, step_ms: int, out: IO[str]) ->
     written += _family(out, COST, _node_series(view, start_ms, end_ms, step_ms, cost=True))
     written += _family(out, GPU_COUNT, _node_series(view, start_ms, end_ms, step_ms, cost=False))
     written += _family(out, ALLOCATION, series.history_allocation(view, start_ms, end_ms, step_ms))
+    written += _family(out, POD_OWNER, series.history_owners(view, start_ms, end_ms, step_ms))
     for name, help_text in GAUGE_HELP.items():
         points = (
             (labels, series.history_steps(p, start_ms, end_ms, step_ms))

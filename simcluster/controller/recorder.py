@@ -11,7 +11,11 @@ from dataclasses import dataclass, field
 
 @dataclass
 class GpuRun:
-    """One device held by one pod container from ``start_ms`` to ``end_ms`` (None = still)."""
+    """One device held by one pod container from ``start_ms`` to ``end_ms`` (None = still).
+
+    ``owner_kind``/``owner_name``: the pod's controller (ownerReferences), as
+    kube-state-metrics' ``kube_pod_owner`` reports it (``<none>`` for a bare pod).
+    """
 
     namespace: str
     pod: str
@@ -22,6 +26,8 @@ class GpuRun:
     start_ms: int
     utilization: str
     end_ms: int | None = None
+    owner_kind: str = "<none>"
+    owner_name: str = "<none>"
 
 
 @dataclass

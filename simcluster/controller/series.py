@@ -43,6 +43,7 @@ COST = Family(
 )
 GPU_COUNT = Family("node_gpu_count", "gauge", "node_gpu_count count of gpus on this node")
 ALLOCATION = Family("container_gpu_allocation", "gauge", "container_gpu_allocation GPU used")
+POD_OWNER = Family("kube_pod_owner", "gauge", "Information about the Pod's owner.")
 WAIT = Family(
     "kueue_admission_wait_time_seconds",
     "histogram",
@@ -131,6 +132,17 @@ def allocation_labels(run: GpuRun) -> Labels:
     )
 
 
+def owner_labels(run: GpuRun) -> Labels:
+    """kube-state-metrics' ``kube_pod_owner`` labels for the pod that holds ``run``."""
+    return (
+        ("namespace", run.namespace),
+        ("owner_is_controller", "true" if run.owner_kind != "<none>" else "<none>"),
+        ("owner_kind", run.owner_kind),
+        ("owner_name", run.owner_name),
+        ("pod", run.pod),
+    )
+
+
 # ----- live --------------------------------------------------------------------------
 
 
@@ -167,6 +179,9 @@ def live(view: View, now_ms: int) -> list[tuple[Family, list[tuple[Labels, float
         )
     )
     out.append((ALLOCATION, sorted(_allocations(running).items())))
+    out.append(
+        (POD_OWNER, [(labels, 1.0) for labels in sorted({owner_labels(r) for r in running})])
+    )
     out.extend(_live_gauges(view))
     return out
 
@@ -241,6 +256,18 @@ def history_allocation(
             per_time[at] = per_time.get(at, 0) + 1
     for labels in sorted(counts):
         yield labels, sorted(counts[labels].items())
+
+
+def history_owners(view: View, start: int, end: int, step: int) -> Iterator[tuple[Labels, Points]]:
+    """``kube_pod_owner`` = 1 while the pod holds its devices (one series per pod)."""
+    times: dict[Labels, set[int]] = {}
+    for run in view.runs:
+        times.setdefault(owner_labels(run), set()).update(
+            grid(start, end, step, run.start_ms, run.end_ms)
+        )
+    for labels in sorted(times):
+        if times[labels]:
+            yield labels, [(at, 1.0) for at in sorted(times[labels])]
 
 
 def history_steps(points: Points, start: int, end: int, step: int) -> Points:

@@ -75,6 +75,12 @@ def test_it_exposes_gpu_cost_and_kueue_metrics(live, hooks, core, batch, custom,
         "gpu-1": 4.0,
     }
     assert sum(v for _, v in metrics["container_gpu_allocation"]) == 16
+    owners = metrics["kube_pod_owner"]  # one series per pod, as kube-state-metrics has it
+    assert sorted(lab["pod"] for lab, _ in owners) == sorted(
+        p.metadata.name for p in job_pods(core, "train")
+    )
+    assert {(lab["owner_kind"], lab["owner_name"], lab["owner_is_controller"], v)
+            for lab, v in owners} == {("Job", "train", "true", 1.0)}  # fmt: skip
     admitted_gauge = metrics["kueue_admitted_active_workloads"]
     assert admitted_gauge == [({"cluster_queue": "cq"}, 1.0)]
     assert ({"cluster_queue": "cq", "priority_class": "", "le": "1.0"}, 1.0) in metrics[
