@@ -131,11 +131,27 @@ def pod_owners(start: datetime, end: datetime) -> dict[tuple[str, str], str]:
     }
 
 
+def observations_in_window(counter: str, window: str) -> str:
+    """Per series, how much ``counter`` grew over ``[t - window, t]``, first sample included.
+
+    ``increase()`` cannot see the sample that creates a series: Kueue's histogram
+    series appear with the first admission of a (ClusterQueue, priority class), already
+    counting it, and ``increase()`` only counts growth after that. Instead: the last
+    value in the window minus the last value before it (0 for a series born inside the
+    window). Series whose counter reset in the window (Kueue restarted) fall back to
+    ``increase()``, which handles resets.
+    """
+    last = f"last_over_time({counter}[{window}])"
+    before = f"last_over_time({counter}[{window}] offset {window})"
+    exact = f"(({last} - {before}) or {last})"
+    return f"(({exact} unless (resets({counter}[{window}]) > 0)) or increase({counter}[{window}]))"
+
+
 def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:
     """What Kueue's own histogram says per ClusterQueue (and ``""`` for all) over the week."""
     client = _connect()
     window = f"{max(1, int((end - start).total_seconds()))}s"
-    buckets = f"increase(kueue_admission_wait_time_seconds_bucket[{window}])"
+    buckets = observations_in_window("kueue_admission_wait_time_seconds_bucket", window)
     answers: dict[str, dict[str, float]] = {}
     for q in QUANTILES:
         key = f"p{round(q * 100)}"

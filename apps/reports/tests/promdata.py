@@ -10,7 +10,8 @@
   ``train-2-z9x4m`` (of ``train-2``) at 90 %; only kube-state-metrics' ``kube_pod_owner``
   tells which pod is whose.
 * OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod.
-* Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``.
+* Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``,
+  and for ``nlp`` a series created mid-week (see ``_histogram``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ MONDAY = datetime(2026, 11, 16, tzinfo=UTC).timestamp()
 RUN_START = MONDAY + 10 * 3600
 RUN_END = MONDAY + 12 * 3600
 WAITS = [3, 7, 7, 30, 45, 90, 300, 700, 1500, 4000, 20000, 60000]
+NLP_FIRST = [3, 3, 3]  # counted by the sample that creates the nlp series
+NLP_LATER = [30]
+NLP_BORN = MONDAY + 2 * 86400 + 2 * 3600
+NLP_LATER_AT = MONDAY + 2 * 86400 + 12 * 3600
 
 
 def _minutes(start: float, end: float, step: float = 60.0):
@@ -108,15 +113,23 @@ def _gauges(out, families) -> None:
 
 
 def _histogram(out) -> None:
+    """Queue ``vision``: series from Monday 01:00 at 0, ``WAITS`` observed by 03:00.
+    Queue ``nlp``: series born on Wednesday 02:00 with ``NLP_FIRST`` already counted
+    (Kueue creates them at the first admission), ``NLP_LATER`` added at 12:00."""
     name = "kueue_admission_wait_time_seconds"
     out.write(f"# TYPE {name} histogram\n")
-    counts = bucket_counts(WAITS)
     bounds = [*(f"{b:g}" for b in KUEUE_WAIT_BUCKETS), "+Inf"]
     times = list(_minutes(MONDAY + 3600, MONDAY + 7 * 86400 - 3600, 3600))
+    counts = bucket_counts(WAITS)
     for le, count in zip(bounds, counts, strict=True):
         labels = _labels({"cluster_queue": "vision", "priority_class": "p2", "le": le})
         for k, t in enumerate(times):
             out.write(f"{name}_bucket{{{labels}}} {0 if k < 2 else count} {t:.0f}\n")
+    first, both = bucket_counts(NLP_FIRST), bucket_counts(NLP_FIRST + NLP_LATER)
+    for le, early, late in zip(bounds, first, both, strict=True):
+        labels = _labels({"cluster_queue": "nlp", "priority_class": "p2", "le": le})
+        for t in _minutes(NLP_BORN, MONDAY + 7 * 86400 - 3600, 3600):
+            out.write(f"{name}_bucket{{{labels}}} {early if t < NLP_LATER_AT else late} {t:.0f}\n")
 
 
 def write(path: Path) -> None:

@@ -97,3 +97,16 @@ def test_prometheus_down_marks_the_gap_and_still_builds(week_history, settings):
     assert "unreachable" in panels["utilisation"]
     assert "waits" in panels and "cost" in panels
     assert WeeklyReport.objects.get(week=promdata.WEEK).totals["gpu_hours"] == pytest.approx(8.0)
+
+
+def test_prometheus_percentiles_count_the_sample_that_creates_a_series(on_prometheus):
+    # nlp's bucket series appear on Wednesday already counting waits 3, 3, 3; a wait of
+    # 30 s follows. Four observations: le=5 holds 3 of them, le=40 the fourth.
+    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
+    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
+    nlp = prometheus.kueue_wait_quantiles(start, end)["nlp"]
+    # p50: rank 0.5 × 4 = 2 falls in (2.5, 5] holding 3 → 2.5 + 2.5 × 2/3.
+    assert nlp["p50"] == pytest.approx(2.5 + 2.5 * 2 / 3)
+    # p90: rank 3.6 falls in (20, 40] holding 1 after 3 → 20 + 20 × 0.6.
+    assert nlp["p90"] == pytest.approx(20 + 20 * 0.6)
+    assert nlp["p99"] == pytest.approx(20 + 20 * 0.96)
