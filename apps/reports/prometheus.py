@@ -1,5 +1,5 @@
 """The one module that imports ``prometheus_api_client``: DCGM usage, OpenCost's
-price series and Kueue's wait histogram, with few aggregated range queries per week,
+price series, kube-state-metrics' pod owners and node labels and Kueue's wait histogram, with few aggregated range queries per week,
 and the peak GPU utilisation of notebook pods that idle culling (``apps.jobs``) reads.
 
 Every query normalises dcgm-exporter's label spellings first: ``exported_namespace``
@@ -145,6 +145,43 @@ def observations_in_window(counter: str, window: str) -> str:
     before = f"last_over_time({counter}[{window}] offset {window})"
     exact = f"(({last} - {before}) or {last})"
     return f"(({exact} unless (resets({counter}[{window}]) > 0)) or increase({counter}[{window}]))"
+
+
+def node_gpu_prices(start: datetime, end: datetime) -> dict[str, tuple[float, float]]:
+    """node → (mean $/GPU-hour, mean GPUs) over [start, end] from OpenCost's
+    ``node_gpu_hourly_cost`` and ``node_gpu_count`` (GPUs 1 where the count is missing)."""
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    client, at = _connect(), {"time": end.timestamp()}
+    prices = _by_node(
+        _run(client.custom_query, _node_avg("node_gpu_hourly_cost", window), params=at)
+    )
+    counts = _by_node(_run(client.custom_query, _node_avg("node_gpu_count", window), params=at))
+    return {node: (price, counts.get(node, 1.0)) for node, price in prices.items()}
+
+
+def _node_avg(metric: str, window: str) -> str:
+    return f"avg by (node) (avg_over_time({metric}[{window}]))"
+
+
+def _by_node(result: list[dict]) -> dict[str, float]:
+    return {
+        item["metric"]["node"]: float(item["value"][1])
+        for item in result
+        if item["metric"].get("node")
+    }
+
+
+def node_labels(start: datetime, end: datetime) -> dict[str, dict[str, str]]:
+    """node → its labels as ``kube_node_labels`` carries them (``label_<sanitised name>``),
+    newest in [start, end]; empty where nothing exports it."""
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    query = f"last_over_time(kube_node_labels[{window}])"
+    result = _run(_connect().custom_query, query, params={"time": end.timestamp()})
+    return {
+        item["metric"]["node"]: {k: v for k, v in item["metric"].items() if k.startswith("label_")}
+        for item in result
+        if item["metric"].get("node")
+    }
 
 
 def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:

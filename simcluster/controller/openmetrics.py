@@ -18,6 +18,7 @@ from .series import (
     GAUGE_HELP,
     GPU_COUNT,
     GPU_FAMILIES,
+    NODE_LABELS,
     POD_OWNER,
     WAIT,
     WAIT_BUCKETS,
@@ -35,6 +36,7 @@ def write(view: View, start_ms: int, end_ms: int, step_ms: int, out: IO[str]) ->
     written += _family(out, COST, _node_series(view, start_ms, end_ms, step_ms, cost=True))
     written += _family(out, GPU_COUNT, _node_series(view, start_ms, end_ms, step_ms, cost=False))
     written += _family(out, ALLOCATION, series.history_allocation(view, start_ms, end_ms, step_ms))
+    written += _family(out, NODE_LABELS, _node_series(view, start_ms, end_ms, step_ms, cost=None))
     written += _family(out, POD_OWNER, series.history_owners(view, start_ms, end_ms, step_ms))
     for name, help_text in GAUGE_HELP.items():
         points = (
@@ -59,10 +61,16 @@ def _family(out: IO[str], family: Family, rows) -> int:
     return count
 
 
-def _node_series(view: View, start: int, end: int, step: int, cost: bool):
+def _node_series(view: View, start: int, end: int, step: int, cost: bool | None):
+    """Per GPU node: its price (``cost``), GPU count (not ``cost``) or labels (None)."""
     for node in sorted(view.node_gpus):
-        labels = series.node_cost_labels(node, view.nodes[node])
-        value = catalog.price_for(view.prices, view.nodes[node]) if cost else view.node_gpus[node]
+        if cost is None:
+            labels, value = series.node_label_labels(node, view.nodes[node]), 1.0
+        else:
+            labels = series.node_cost_labels(node, view.nodes[node])
+            value = (
+                catalog.price_for(view.prices, view.nodes[node]) if cost else view.node_gpus[node]
+            )
         yield labels, [(at, value) for at in range(start, end + 1, step)]
 
 

@@ -8,6 +8,7 @@ series sampled over a past interval.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,9 @@ COST = Family(
 )
 GPU_COUNT = Family("node_gpu_count", "gauge", "node_gpu_count count of gpus on this node")
 ALLOCATION = Family("container_gpu_allocation", "gauge", "container_gpu_allocation GPU used")
+NODE_LABELS = Family(
+    "kube_node_labels", "gauge", "Kubernetes labels converted to Prometheus labels."
+)
 POD_OWNER = Family("kube_pod_owner", "gauge", "Information about the Pod's owner.")
 WAIT = Family(
     "kueue_admission_wait_time_seconds",
@@ -132,6 +136,14 @@ def allocation_labels(run: GpuRun) -> Labels:
     )
 
 
+def node_label_labels(node: str, labels: dict[str, str]) -> Labels:
+    """``kube_node_labels``: every node label as ``label_<name>``, the name sanitised to a
+    Prometheus label name (as OpenCost emits them; kube-state-metrics v2 only the
+    allow-listed ones)."""
+    pairs = {f"label_{re.sub(r'[^a-zA-Z0-9_]', '_', k)}": v for k, v in labels.items()}
+    return (("node", node), *sorted(pairs.items()))
+
+
 def owner_labels(run: GpuRun) -> Labels:
     """kube-state-metrics' ``kube_pod_owner`` labels for the pod that holds ``run``."""
     return (
@@ -179,6 +191,9 @@ def live(view: View, now_ms: int) -> list[tuple[Family, list[tuple[Labels, float
         )
     )
     out.append((ALLOCATION, sorted(_allocations(running).items())))
+    out.append(
+        (NODE_LABELS, [(node_label_labels(n, view.nodes[n]), 1.0) for n in sorted(view.node_gpus)])
+    )
     out.append(
         (POD_OWNER, [(labels, 1.0) for labels in sorted({owner_labels(r) for r in running})])
     )

@@ -75,6 +75,8 @@ def test_it_exposes_gpu_cost_and_kueue_metrics(live, hooks, core, batch, custom,
         "gpu-1": 4.0,
     }
     assert sum(v for _, v in metrics["container_gpu_allocation"]) == 16
+    assert sorted((lab["node"], lab["label_gpu_nvidia_com_class"]) for lab, _ in
+                  metrics["kube_node_labels"]) == [("gpu-0", "h100"), ("gpu-1", "h100")]  # fmt: skip
     owners = metrics["kube_pod_owner"]  # one series per pod, as kube-state-metrics has it
     assert sorted(lab["pod"] for lab, _ in owners) == sorted(
         p.metadata.name for p in job_pods(core, "train")

@@ -10,7 +10,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.reports import attribution, loading, opencost, prometheus
+from apps.queues.models import ResourceFlavor
+from apps.reports import attribution, loading, nodeprices, opencost, prometheus
 from apps.reports.compute import report as assemble
 from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
@@ -69,6 +70,7 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
         usage = prometheus.range_series(prometheus.usage_queries(), start, end)
         prices = prometheus.range_series(prometheus.price_queries(), start, end)
         owners = prometheus.pod_owners(start, end)
+        by_node = _node_prices(start, end)
     except prometheus.MetricsUnavailable as exc:
         note = "; showing usage stored earlier" if data.usage else ""
         gaps.append(gap("gpu_metrics", f"{exc}{note}"))
@@ -80,7 +82,15 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     data.usage = {**data.usage, **facts}
     if not facts and data.runs:
         gaps.append(gap("gpu_metrics", "Prometheus has no DCGM series for this week"))
-    return attribution.flavor_prices(who, prices, step)
+    # Prices of the pods that ran win; the nodes' price covers flavors nothing ran on.
+    return {**by_node, **attribution.flavor_prices(who, prices, step)}
+
+
+def _node_prices(start: datetime, end: datetime) -> dict[str, float]:
+    """$/GPU-hour per flavor from its nodes' OpenCost price, even if nothing ran there."""
+    flavors = dict(ResourceFlavor.objects.values_list("name", "node_labels"))
+    labels = prometheus.node_labels(start, end)
+    return nodeprices.flavor_prices(flavors, labels, prometheus.node_gpu_prices(start, end))
 
 
 def _range(data: WeekInput) -> tuple[datetime, datetime]:

@@ -9,7 +9,8 @@
   pod ``train-2-k8f3q`` (index 2 of the indexed Job ``train``) at 30 %, pod
   ``train-2-z9x4m`` (of ``train-2``) at 90 %; only kube-state-metrics' ``kube_pod_owner``
   tells which pod is whose.
-* OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod.
+* OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod;
+  two l40s nodes nothing runs on (``L40S_NODES``); node labels on ``kube_node_labels``.
 * Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``,
   and for ``nlp`` a series created mid-week (see ``_histogram``).
 """
@@ -93,10 +94,20 @@ def owner_series() -> dict[str, list[tuple[dict, float]]]:
     }  # fmt: skip
 
 
+L40S_NODES = (("gpu-node-04", 1.5, 4), ("gpu-node-05", 2.0, 8))  # (node, $/GPU-h, GPUs)
+
+
 def cost_series() -> dict[str, list[tuple[dict, float]]]:
     return {
         "node_gpu_hourly_cost": [({"node": "gpu-node-01", "instance": "gpu-node-01"}, 4.0),
-                                 ({"node": "gpu-node-02", "instance": "gpu-node-02"}, 2.0)],
+                                 ({"node": "gpu-node-02", "instance": "gpu-node-02"}, 2.0),
+                                 *(({"node": n, "instance": n}, price) for n, price, _ in L40S_NODES)],
+        "node_gpu_count": [({"node": n, "instance": n}, gpus) for n, _, gpus in L40S_NODES],
+        "kube_node_labels": [
+            ({"node": "gpu-node-01", "label_gpu_nvidia_com_class": "h100"}, 1),
+            ({"node": "gpu-node-02", "label_gpu_nvidia_com_class": "a100"}, 1),
+            *(({"node": node, "label_gpu_nvidia_com_class": "l40s"}, 1) for node, _, _ in L40S_NODES),
+        ],
         "container_gpu_allocation": [
             ({"namespace": "team-vision", "pod": "train-a-x7k2p", "node": "gpu-node-01"}, 2),
             ({"namespace": "team-nlp", "pod": "train-b-9fz3c", "node": "gpu-node-02"}, 1),
