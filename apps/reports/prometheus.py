@@ -66,6 +66,39 @@ def price_queries() -> dict[str, str]:
     }
 
 
+GPU_RESOURCES = 'resource=~"nvidia_com_.+"'  # kube-state-metrics' sanitised resource names
+
+
+def placement_queries() -> dict[str, str]:
+    """kube-state-metrics: GPUs allocatable and bound per node, and what unschedulable
+    pods ask for (PodScheduled=False, reason Unschedulable), per resource."""
+    requests = f"kube_pod_container_resource_requests{{{GPU_RESOURCES}}}"
+    bound = f'kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=""}}'
+    live = 'max by (namespace, pod) (kube_pod_status_phase{phase=~"Pending|Running"})'
+    stuck = "max by (namespace, pod) (kube_pod_status_unschedulable)"
+    return {
+        "allocatable": f"sum by (node, resource) (kube_node_status_allocatable{{{GPU_RESOURCES}}})",
+        "bound": f"sum by (node, resource) ({bound} * on (namespace, pod) group_left() {live})",
+        "unschedulable": f"sum by (namespace, pod, resource) ({requests} * on (namespace, pod) "
+        f"group_left() {stuck}) > 0",
+    }
+
+
+def range_labelled(
+    queries: dict[str, str], start: datetime, end: datetime
+) -> dict[str, list[tuple[dict[str, str], tuple[tuple[float, float], ...]]]]:
+    """Like ``range_series`` but keeping every label of each result series."""
+    client = _connect()
+    step = f"{settings.QM_PROMETHEUS_STEP_SECONDS}s"
+    return {
+        name: [
+            (item.get("metric") or {}, tuple((float(t), float(v)) for t, v in item["values"]))
+            for item in _run(client.custom_query_range, query, start, end, step)
+        ]
+        for name, query in queries.items()
+    }
+
+
 def _connect() -> PrometheusConnect:
     url = settings.PROMETHEUS_URL
     if not url:

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor
-from apps.reports import attribution, loading, nodeprices, opencost, prometheus
+from apps.reports import attribution, loading, nodeprices, opencost, placement, prometheus
 from apps.reports.compute import report as assemble
 from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
@@ -70,10 +70,13 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
         usage = prometheus.range_series(prometheus.usage_queries(), start, end)
         prices = prometheus.range_series(prometheus.price_queries(), start, end)
         owners = prometheus.pod_owners(start, end)
-        by_node = _node_prices(start, end)
+        nodes = prometheus.node_labels(start, end)
+        node_prices = prometheus.node_gpu_prices(start, end)
+        placed = prometheus.range_labelled(prometheus.placement_queries(), start, end)
     except prometheus.MetricsUnavailable as exc:
         note = "; showing usage stored earlier" if data.usage else ""
         gaps.append(gap("gpu_metrics", f"{exc}{note}"))
+        gaps.append(gap("placement", str(exc)))
         return {}
     who = attribution.Attributor(_candidates(data), owners)
     step = float(settings.QM_PROMETHEUS_STEP_SECONDS)
@@ -82,15 +85,13 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     data.usage = {**data.usage, **facts}
     if not facts and data.runs:
         gaps.append(gap("gpu_metrics", "Prometheus has no DCGM series for this week"))
-    # Prices of the pods that ran win; the nodes' price covers flavors nothing ran on.
-    return {**by_node, **attribution.flavor_prices(who, prices, step)}
-
-
-def _node_prices(start: datetime, end: datetime) -> dict[str, float]:
-    """$/GPU-hour per flavor from its nodes' OpenCost price, even if nothing ran there."""
     flavors = dict(ResourceFlavor.objects.values_list("name", "node_labels"))
-    labels = prometheus.node_labels(start, end)
-    return nodeprices.flavor_prices(flavors, labels, prometheus.node_gpu_prices(start, end))
+    data.placement = placement.build(placed, who, flavors, nodes, step)
+    if data.placement is None:
+        gaps.append(gap("placement", "Prometheus has no kube_node_status_allocatable GPU series"))
+    # Prices of the pods that ran win; the nodes' price covers flavors nothing ran on.
+    by_node = nodeprices.flavor_prices(flavors, nodes, node_prices)
+    return {**by_node, **attribution.flavor_prices(who, prices, step)}
 
 
 def _range(data: WeekInput) -> tuple[datetime, datetime]:

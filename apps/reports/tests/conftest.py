@@ -52,9 +52,9 @@ def _stamps_after_now(monkeypatch):
 
 
 @contextmanager
-def backfilled_prometheus(history: Path, work: Path) -> Iterator[str]:
+def backfilled_prometheus(history: Path, work: Path, *flags: str) -> Iterator[str]:
     """A Prometheus on a free loopback port over ``history`` (OpenMetrics), backfilled
-    into ``work/data`` with promtool; stopped by its PID on exit."""
+    into ``work/data`` with promtool, started with extra ``flags``; stopped by its PID."""
     binary, promtool = shutil.which("prometheus"), shutil.which("promtool")
     if not (binary and promtool):
         pytest.fail("prometheus and promtool are required (apt-get install prometheus)")
@@ -69,7 +69,7 @@ def backfilled_prometheus(history: Path, work: Path) -> Iterator[str]:
         process = subprocess.Popen(
             [binary, f"--config.file={work / 'prometheus.yml'}",
              f"--storage.tsdb.path={work / 'data'}", "--storage.tsdb.retention.time=10y",
-             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", *flags],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

@@ -77,7 +77,8 @@ def test_it_prices_flavors_from_opencost_series_and_marks_what_is_missing(
     assert prices["h100"] == (pytest.approx(4.0), "opencost")
     vision = next(c for c in data["cost"]["teams"] if c["team"] == "vision")
     assert vision["gpu_cost"] == pytest.approx(2 * 2 * 4.0 + 1 * 2 * 2.0)
-    assert {g["panel"] for g in data["gaps"]} == {"cost"}  # OPENCOST_URL unset: non-GPU cost
+    # OPENCOST_URL unset: non-GPU cost; no kube_node_status_allocatable: fragmentation.
+    assert {g["panel"] for g in data["gaps"]} == {"cost", "fragmentation"}
 
 
 def test_prometheus_agrees_with_our_kueue_histogram_emulation(on_prometheus):
