@@ -1,4 +1,5 @@
-"""Metric families over recorded state: one definition for live scrapes and backfill.
+"""Metric families over recorded state: one definition for live scrapes and backfill
+(dcgm-exporter, OpenCost, Kueue here; kube-state-metrics in ``ksm``).
 
 A ``View`` is a copy of what the controller recorded (GPU runs, nodes,
 prices, queue gauges, admission waits). ``live(view, now)`` gives the
@@ -8,14 +9,13 @@ series sampled over a past interval.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog, profiles
 from .devices import Device
-from .recorder import GpuRun
+from .recorder import GpuRun, PodWait
 
 Labels = tuple[tuple[str, str], ...]
 Points = list[tuple[int, float]]
@@ -44,10 +44,6 @@ COST = Family(
 )
 GPU_COUNT = Family("node_gpu_count", "gauge", "node_gpu_count count of gpus on this node")
 ALLOCATION = Family("container_gpu_allocation", "gauge", "container_gpu_allocation GPU used")
-NODE_LABELS = Family(
-    "kube_node_labels", "gauge", "Kubernetes labels converted to Prometheus labels."
-)
-POD_OWNER = Family("kube_pod_owner", "gauge", "Information about the Pod's owner.")
 WAIT = Family(
     "kueue_admission_wait_time_seconds",
     "histogram",
@@ -68,6 +64,8 @@ class View:
     prices: dict[str, float]
     gauges: dict[tuple[str, Labels], Points]
     waits: list[tuple[int, str, str, float]]
+    unschedulable: list[PodWait] = field(default_factory=list)
+    node_resources: dict[str, dict[str, int]] = field(default_factory=dict)  # node → GPU units
 
 
 # ----- per-GPU samples -------------------------------------------------------------
@@ -136,25 +134,6 @@ def allocation_labels(run: GpuRun) -> Labels:
     )
 
 
-def node_label_labels(node: str, labels: dict[str, str]) -> Labels:
-    """``kube_node_labels``: every node label as ``label_<name>``, the name sanitised to a
-    Prometheus label name (as OpenCost emits them; kube-state-metrics v2 only the
-    allow-listed ones)."""
-    pairs = {f"label_{re.sub(r'[^a-zA-Z0-9_]', '_', k)}": v for k, v in labels.items()}
-    return (("node", node), *sorted(pairs.items()))
-
-
-def owner_labels(run: GpuRun) -> Labels:
-    """kube-state-metrics' ``kube_pod_owner`` labels for the pod that holds ``run``."""
-    return (
-        ("namespace", run.namespace),
-        ("owner_is_controller", "true" if run.owner_kind != "<none>" else "<none>"),
-        ("owner_kind", run.owner_kind),
-        ("owner_name", run.owner_name),
-        ("pod", run.pod),
-    )
-
-
 # ----- live --------------------------------------------------------------------------
 
 
@@ -191,12 +170,6 @@ def live(view: View, now_ms: int) -> list[tuple[Family, list[tuple[Labels, float
         )
     )
     out.append((ALLOCATION, sorted(_allocations(running).items())))
-    out.append(
-        (NODE_LABELS, [(node_label_labels(n, view.nodes[n]), 1.0) for n in sorted(view.node_gpus)])
-    )
-    out.append(
-        (POD_OWNER, [(labels, 1.0) for labels in sorted({owner_labels(r) for r in running})])
-    )
     out.extend(_live_gauges(view))
     return out
 
@@ -273,18 +246,6 @@ def history_allocation(
         yield labels, sorted(counts[labels].items())
 
 
-def history_owners(view: View, start: int, end: int, step: int) -> Iterator[tuple[Labels, Points]]:
-    """``kube_pod_owner`` = 1 while the pod holds its devices (one series per pod)."""
-    times: dict[Labels, set[int]] = {}
-    for run in view.runs:
-        times.setdefault(owner_labels(run), set()).update(
-            grid(start, end, step, run.start_ms, run.end_ms)
-        )
-    for labels in sorted(times):
-        if times[labels]:
-            yield labels, [(at, 1.0) for at in sorted(times[labels])]
-
-
 def history_steps(points: Points, start: int, end: int, step: int) -> Points:
     """Sample a step function (value holds until the next point)."""
     out, index = [], 0
@@ -314,7 +275,15 @@ def snapshot(ctl: Any) -> View:
         for name, node in cluster.nodes.items()
     }
     configmap = ctl.store.get(("", "configmaps"), catalog.PRICE_CONFIGMAP)
+    resources = {
+        name: {
+            r: v // 1000 for r, v in node.allocatable.items() if r.startswith("nvidia.com/") and v
+        }
+        for name, node in cluster.nodes.items()
+    }
     return View(
+        unschedulable=[PodWait(**vars(w)) for w in ctl.recorder.unschedulable],
+        node_resources={n: per for n, per in resources.items() if per},
         runs=[GpuRun(**vars(r)) for r in ctl.recorder.runs],
         nodes=nodes,
         node_gpus={n: c for n, c in gpus.items() if c},

@@ -173,3 +173,27 @@ class running_prometheus:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+def test_it_exposes_unschedulable_pods_and_free_gpus_as_kube_state_metrics(
+    live, hooks, core, batch, custom, sim
+):
+    setup_cluster(core, custom)  # 2 nodes × 8 GPUs, quota 16
+    for name, gpus in (("left", 6), ("right", 6), ("wide", 4)):
+        batch.create_namespaced_job(NS, gpu_job(name, gpus=gpus, duration="2h"))
+        admitted(custom, name)
+    # 12 GPUs held, 4 of quota left: wide is admitted, but each node has only 2 free.
+    wait_until(lambda: job_pods(core, "wide"))
+
+    metrics = scrape(sim.url)
+
+    (wide,) = (p.metadata.name for p in job_pods(core, "wide"))
+    assert metrics["kube_pod_status_unschedulable"] == [({"namespace": NS, "pod": wide}, 1.0)]
+    requests = {(lab["pod"], lab.get("node", ""), lab["resource"]): v
+                for lab, v in metrics["kube_pod_container_resource_requests"]}  # fmt: skip
+    assert requests[(wide, "", "nvidia_com_gpu")] == 4
+    assert sorted(v for (pod, node, _), v in requests.items() if node) == [6, 6]
+    allocatable = {lab["node"]: v for lab, v in metrics["kube_node_status_allocatable"]}
+    assert allocatable == {"gpu-0": 8, "gpu-1": 8}
+    phases = {lab["pod"]: lab["phase"] for lab, _ in metrics["kube_pod_status_phase"]}
+    assert phases[wide] == "Pending" and list(phases.values()).count("Running") == 2
