@@ -29,6 +29,7 @@ RUN_END = MONDAY + 12 * 3600
 WAITS = [3, 7, 7, 30, 45, 90, 300, 700, 1500, 4000, 20000, 60000]
 NLP_FIRST = [3, 3, 3]  # counted by the sample that creates the nlp series
 NLP_LATER = [30]
+RESTART_BEFORE, RESTART_AFTER = [3, 3], [30]
 NLP_BORN = MONDAY + 2 * 86400 + 2 * 3600
 NLP_LATER_AT = MONDAY + 2 * 86400 + 12 * 3600
 
@@ -136,11 +137,23 @@ def _histogram(out) -> None:
         labels = _labels({"cluster_queue": "vision", "priority_class": "p2", "le": le})
         for k, t in enumerate(times):
             out.write(f"{name}_bucket{{{labels}}} {0 if k < 2 else count} {t:.0f}\n")
+    _restarted(out, name, bounds, times)
     first, both = bucket_counts(NLP_FIRST), bucket_counts(NLP_FIRST + NLP_LATER)
     for le, early, late in zip(bounds, first, both, strict=True):
         labels = _labels({"cluster_queue": "nlp", "priority_class": "p2", "le": le})
         for t in _minutes(NLP_BORN, MONDAY + 7 * 86400 - 3600, 3600):
             out.write(f"{name}_bucket{{{labels}}} {early if t < NLP_LATER_AT else late} {t:.0f}\n")
+
+
+def _restarted(out, name: str, bounds: list[str], times: list[float]) -> None:
+    """Queue ``restarted``: 0 from Monday 01:00, ``RESTART_BEFORE`` observed by 03:00; Kueue
+    restarts on Wednesday (counters back to 0), then ``RESTART_AFTER`` is observed."""
+    before, after = bucket_counts(RESTART_BEFORE), bucket_counts(RESTART_AFTER)
+    for le, early, late in zip(bounds, before, after, strict=True):
+        labels = _labels({"cluster_queue": "restarted", "priority_class": "p2", "le": le})
+        for k, t in enumerate(times):
+            value = 0 if k < 2 else early if t < NLP_BORN else 0 if t < NLP_LATER_AT else late
+            out.write(f"{name}_bucket{{{labels}}} {value} {t:.0f}\n")
 
 
 def write(path: Path) -> None:

@@ -111,3 +111,14 @@ def test_prometheus_percentiles_count_the_sample_that_creates_a_series(on_promet
     # p90: rank 3.6 falls in (20, 40] holding 1 after 3 → 20 + 20 × 0.6.
     assert nlp["p90"] == pytest.approx(20 + 20 * 0.6)
     assert nlp["p99"] == pytest.approx(20 + 20 * 0.96)
+
+
+def test_prometheus_percentiles_survive_a_kueue_restart(on_prometheus):
+    # restarted: waits 3, 3 before Kueue restarts (counters reset to 0), 30 after.
+    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
+    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
+    restarted = prometheus.kueue_wait_quantiles(start, end)["restarted"]
+    # Three observations: p50 rank 1.5 in (2.5, 5] holding 2 → 2.5 + 2.5 × 1.5/2.
+    assert restarted["p50"] == pytest.approx(2.5 + 2.5 * 1.5 / 2)
+    # p90: rank 2.7 in (20, 40] holding 1 after 2 → 20 + 20 × 0.7.
+    assert restarted["p90"] == pytest.approx(20 + 20 * 0.7)
