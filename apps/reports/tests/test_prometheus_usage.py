@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -31,6 +31,12 @@ def on_prometheus(settings, prometheus_url):
     settings.OPENCOST_URL = ""
     settings.QM_PROMETHEUS_STEP_SECONDS = 300
     return prometheus_url
+
+
+def week_quantiles() -> dict[str, dict[str, float]]:
+    """Kueue's histogram quantiles per ClusterQueue over the whole of ``promdata.WEEK``."""
+    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
+    return prometheus.kueue_wait_quantiles(start, start + timedelta(days=7, seconds=-1))
 
 
 def usage(uid: str) -> WorkloadUsage:
@@ -82,9 +88,7 @@ def test_it_prices_flavors_from_opencost_series_and_marks_what_is_missing(
 
 
 def test_prometheus_agrees_with_our_kueue_histogram_emulation(on_prometheus):
-    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
-    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
-    answers = prometheus.kueue_wait_quantiles(start, end)
+    answers = week_quantiles()
     for q in PERCENTILES:
         key = f"p{round(q * 100)}"
         assert answers["vision"][key] == pytest.approx(kueue_estimate(promdata.WAITS, q), rel=1e-6)
@@ -103,9 +107,7 @@ def test_prometheus_down_marks_the_gap_and_still_builds(week_history, settings):
 def test_prometheus_percentiles_count_the_sample_that_creates_a_series(on_prometheus):
     # nlp's bucket series appear on Wednesday already counting waits 3, 3, 3; a wait of
     # 30 s follows. Four observations: le=5 holds 3 of them, le=40 the fourth.
-    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
-    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
-    nlp = prometheus.kueue_wait_quantiles(start, end)["nlp"]
+    nlp = week_quantiles()["nlp"]
     # p50: rank 0.5 × 4 = 2 falls in (2.5, 5] holding 3 → 2.5 + 2.5 × 2/3.
     assert nlp["p50"] == pytest.approx(2.5 + 2.5 * 2 / 3)
     # p90: rank 3.6 falls in (20, 40] holding 1 after 3 → 20 + 20 × 0.6.
@@ -115,9 +117,7 @@ def test_prometheus_percentiles_count_the_sample_that_creates_a_series(on_promet
 
 def test_prometheus_percentiles_survive_a_kueue_restart(on_prometheus):
     # restarted: waits 3, 3 before Kueue restarts (counters reset to 0), 30 after.
-    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
-    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
-    restarted = prometheus.kueue_wait_quantiles(start, end)["restarted"]
+    restarted = week_quantiles()["restarted"]
     # Three observations: p50 rank 1.5 in (2.5, 5] holding 2 → 2.5 + 2.5 × 1.5/2.
     assert restarted["p50"] == pytest.approx(2.5 + 2.5 * 1.5 / 2)
     # p90: rank 2.7 in (20, 40] holding 1 after 2 → 20 + 20 × 0.7.
