@@ -22,7 +22,8 @@ def build(
     node_labels: dict[str, dict[str, str]],
     step: float,
 ) -> Placement | None:
-    """None when Prometheus has no allocatable GPUs at all (kube-state-metrics missing)."""
+    """None when Prometheus has no allocatable GPUs (kube-state-metrics missing) or no
+    GPU node carries a flavor's node labels (``kube_node_labels`` missing)."""
     if not results.get("allocatable"):
         return None
     free: dict[tuple[str, str], dict[float, float]] = defaultdict(lambda: defaultdict(float))
@@ -37,6 +38,8 @@ def build(
                     free[(flavor, resource)][t] += sign * v
                     if sign > 0:
                         allocatable[(flavor, resource)][t] += v
+    if not free:
+        return None  # no GPU node carries any flavor's labels: nothing to compare with
     blocked = []
     for labels, points in results.get("unschedulable", ()):
         for t, units in points:

@@ -88,7 +88,8 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     flavors = dict(ResourceFlavor.objects.values_list("name", "node_labels"))
     data.placement = placement.build(placed, who, flavors, nodes, step)
     if data.placement is None:
-        gaps.append(gap("placement", "Prometheus has no kube_node_status_allocatable GPU series"))
+        reason = "no GPU node of any flavor in kube_node_status_allocatable and kube_node_labels"
+        gaps.append(gap("placement", reason))
     # Prices of the pods that ran win; the nodes' price covers flavors nothing ran on.
     by_node = nodeprices.flavor_prices(flavors, nodes, node_prices)
     return {**by_node, **attribution.flavor_prices(who, prices, step)}

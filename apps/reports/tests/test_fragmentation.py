@@ -140,6 +140,16 @@ def test_fragmentation_per_flavor_never_adds_mig_slices_to_gpus(fragmented_week)
     assert data["capacity_gpus"] == 16
 
 
+def test_when_no_node_carries_a_flavors_labels_fragmentation_is_a_gap(fragmented_week, admin):
+    for name in ("frag-h100", "frag-mig"):  # relabelled: no node in kube_node_labels has "b200"
+        make_flavor(admin, name, {}, node_labels={"gpu.nvidia.com/class": "b200"})
+    report = services.build_weekly_report(WEEK)
+    assert report.data["fragmentation"]["fragmented_gpu_hours"] is None
+    assert [g["kind"] for g in report.data["gaps"] if g["panel"] == "fragmentation"] == [
+        "placement"
+    ]
+
+
 def test_without_placement_metrics_fragmentation_is_a_gap_not_zero(settings, db):
     settings.PROMETHEUS_URL = "http://127.0.0.1:9"  # nothing listens
     report = services.build_weekly_report(WEEK)
