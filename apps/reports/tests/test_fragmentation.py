@@ -155,3 +155,11 @@ def test_without_placement_metrics_fragmentation_is_a_gap_not_zero(settings, db)
     report = services.build_weekly_report(WEEK)
     assert report.data["fragmentation"]["fragmented_gpu_hours"] is None
     assert "fragmentation" in {g["panel"] for g in report.data["gaps"]}
+
+
+def test_the_week_page_lists_fragmentation_per_flavor_and_unit(fragmented_week, client, admin):
+    services.build_weekly_report(WEEK)
+    client.force_login(admin)
+    page = client.get(f"/reports/{WEEK}/").content.decode()
+    assert "5.0 GPU-hours free on a flavor" in page
+    assert "<td>frag-mig</td><td>MIG mig_1g_10gb</td>" in page
