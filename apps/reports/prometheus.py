@@ -71,13 +71,20 @@ GPU_RESOURCES = 'resource=~"nvidia_com_.+"'  # kube-state-metrics' sanitised res
 
 def placement_queries() -> dict[str, str]:
     """kube-state-metrics: GPUs allocatable and bound per node, and what unschedulable
-    pods ask for (PodScheduled=False, reason Unschedulable), per resource."""
-    requests = f"kube_pod_container_resource_requests{{{GPU_RESOURCES}}}"
-    bound = f'kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=""}}'
+    pods ask for (PodScheduled=False, reason Unschedulable), per resource.
+
+    OpenCost emits the same kube_* series as kube-state-metrics by default; ``max by``
+    the identifying labels first, so two exporters never count twice.
+    """
+    one = "namespace, pod, container, resource"
+    requests = f"max by ({one}) (kube_pod_container_resource_requests{{{GPU_RESOURCES}}})"
+    bound = (
+        f'max by ({one}, node) (kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=""}})'
+    )
     live = 'max by (namespace, pod) (kube_pod_status_phase{phase=~"Pending|Running"})'
     stuck = "max by (namespace, pod) (kube_pod_status_unschedulable)"
     return {
-        "allocatable": f"sum by (node, resource) (kube_node_status_allocatable{{{GPU_RESOURCES}}})",
+        "allocatable": f"max by (node, resource) (kube_node_status_allocatable{{{GPU_RESOURCES}}})",
         "bound": f"sum by (node, resource) ({bound} * on (namespace, pod) group_left() {live})",
         "unschedulable": f"sum by (namespace, pod, resource) ({requests} * on (namespace, pod) "
         f"group_left() {stuck}) > 0",

@@ -44,8 +44,12 @@ def _minutes(start: float, end: float):
 
 
 def _lines(name: str, labels: dict, value: float, start: float, end: float) -> str:
-    text = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    return "".join(f"{name}{{{text}}} {value} {t}\n" for t in _minutes(start, end))
+    """Each series twice: kube-state-metrics and OpenCost (EMIT_KSM_V1_METRICS) both emit it."""
+    out = []
+    for job in ("kube-state-metrics", "opencost"):
+        text = ",".join(f'{k}="{v}"' for k, v in {**labels, "job": job}.items())
+        out += [f"{name}{{{text}}} {value} {t}\n" for t in _minutes(start, end)]
+    return "".join(out)
 
 
 def write_history(path) -> None:
