@@ -213,15 +213,17 @@ def _by_node(result: list[dict]) -> dict[str, float]:
 
 def node_labels(start: datetime, end: datetime) -> dict[str, dict[str, str]]:
     """node → its labels as ``kube_node_labels`` carries them (``label_<sanitised name>``),
-    newest in [start, end]; empty where nothing exports it."""
+    newest in [start, end], merged over exporters (kube-state-metrics exports only
+    allow-listed labels, OpenCost all); empty where nothing exports it."""
     window = f"{max(1, int((end - start).total_seconds()))}s"
     query = f"last_over_time(kube_node_labels[{window}])"
     result = _run(_connect().custom_query, query, params={"time": end.timestamp()})
-    return {
-        item["metric"]["node"]: {k: v for k, v in item["metric"].items() if k.startswith("label_")}
-        for item in result
-        if item["metric"].get("node")
-    }
+    labels: dict[str, dict[str, str]] = {}
+    for item in result:
+        if node := item["metric"].get("node"):
+            found = {k: v for k, v in item["metric"].items() if k.startswith("label_")}
+            labels.setdefault(node, {}).update(found)
+    return labels
 
 
 def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:

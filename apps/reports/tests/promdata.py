@@ -106,6 +106,7 @@ def cost_series() -> dict[str, list[tuple[dict, float]]]:
         "node_gpu_count": [({"node": n, "instance": n}, gpus) for n, _, gpus in L40S_NODES],
         "kube_node_labels": [
             ({"node": "gpu-node-01", "label_gpu_nvidia_com_class": "h100"}, 1),
+            ({"node": "gpu-node-04", "service": "kube-state-metrics"}, 1),  # KSM: nothing allow-listed
             ({"node": "gpu-node-02", "label_gpu_nvidia_com_class": "a100"}, 1),
             *(({"node": node, "label_gpu_nvidia_com_class": "l40s"}, 1) for node, _, _ in L40S_NODES),
         ],
