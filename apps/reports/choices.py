@@ -47,8 +47,3 @@ class SizeClass(models.TextChoices):
     NODE = "8", "5–8 GPUs (one node)"
     MULTI_NODE = "multi-node", "More than 8 GPUs or several pods with GPUs"
     NONE = "0", "No GPU"
-
-
-# Kueue condition reasons (QuotaReserved=False) that mean "no feasible placement
-# although quota may be there" — the fragmentation panel counts these.
-PLACEMENT_REASONS = frozenset({"TopologyPlacementFailed", "NoMatchingFlavor", "Unschedulable"})

@@ -13,10 +13,13 @@ TABLES = (
     ("preemption_pairs", lambda r: r["preemption"]["pairs"]),
     ("utilisation", lambda r: r["utilisation"]),
     ("cost_teams", lambda r: r["cost"]["teams"]),
+    ("idle_reserved", lambda r: [{"team": t["team"], **row} for t in r["cost"]["teams"]
+                                 for row in t.get("idle_by_flavor", ())]),
     ("prices", lambda r: r["cost"]["prices"]),
-    ("fragmentation", lambda r: [r["fragmentation"]]),
+    ("fragmentation", lambda r: [{k: v for k, v in r["fragmentation"].items() if k != "flavors"}]),
+    ("fragmentation_flavors", lambda r: r["fragmentation"].get("flavors", ())),
     ("gaps", lambda r: r["gaps"]),
-)
+)  # fmt: skip
 
 
 def csv_rows(week: str, report: dict):

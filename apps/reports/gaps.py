@@ -22,6 +22,7 @@ KINDS: dict[str, Kind] = {
     "gpu_prices": Kind("cost", "GPU prices", "OpenCost or the price table"),
     "other_costs": Kind("cost", "Non-GPU costs", "OpenCost"),
     "costs": Kind("cost", "Cost data", "OpenCost or the price table"),
+    "placement": Kind("fragmentation", "Pod placement metrics", "kube-state-metrics"),
 }
 # Snapshots stored before gaps had a kind name only their panel.
 KIND_OF_PANEL = {"utilisation": "gpu_metrics", "waits": "wait_histogram", "cost": "costs"}

@@ -1,5 +1,5 @@
 """The one module that imports ``prometheus_api_client``: DCGM usage, OpenCost's
-price series and Kueue's wait histogram, with few aggregated range queries per week,
+price series, kube-state-metrics' pod owners and node labels and Kueue's wait histogram, with few aggregated range queries per week,
 and the peak GPU utilisation of notebook pods that idle culling (``apps.jobs``) reads.
 
 Every query normalises dcgm-exporter's label spellings first: ``exported_namespace``
@@ -63,6 +63,46 @@ def price_queries() -> dict[str, str]:
     return {
         "gpu_cost_rate": f"sum by (namespace, pod) ({normalised(cost)})",
         "gpu_allocation": f"sum by (namespace, pod) ({normalised('container_gpu_allocation')})",
+    }
+
+
+GPU_RESOURCES = 'resource=~"nvidia_com_.+"'  # kube-state-metrics' sanitised resource names
+
+
+def placement_queries() -> dict[str, str]:
+    """kube-state-metrics: GPUs allocatable and bound per node, and what unschedulable
+    pods ask for (PodScheduled=False, reason Unschedulable), per resource.
+
+    OpenCost emits the same kube_* series as kube-state-metrics by default; ``max by``
+    the identifying labels first, so two exporters never count twice.
+    """
+    one = "namespace, pod, container, resource"
+    requests = f"max by ({one}) (kube_pod_container_resource_requests{{{GPU_RESOURCES}}})"
+    bound = (
+        f'max by ({one}, node) (kube_pod_container_resource_requests{{{GPU_RESOURCES}, node!=""}})'
+    )
+    live = 'max by (namespace, pod) (kube_pod_status_phase{phase=~"Pending|Running"})'
+    stuck = "max by (namespace, pod) (kube_pod_status_unschedulable)"
+    return {
+        "allocatable": f"max by (node, resource) (kube_node_status_allocatable{{{GPU_RESOURCES}}})",
+        "bound": f"sum by (node, resource) ({bound} * on (namespace, pod) group_left() {live})",
+        "unschedulable": f"sum by (namespace, pod, resource) ({requests} * on (namespace, pod) "
+        f"group_left() {stuck}) > 0",
+    }
+
+
+def range_labelled(
+    queries: dict[str, str], start: datetime, end: datetime
+) -> dict[str, list[tuple[dict[str, str], tuple[tuple[float, float], ...]]]]:
+    """Like ``range_series`` but keeping every label of each result series."""
+    client = _connect()
+    step = f"{settings.QM_PROMETHEUS_STEP_SECONDS}s"
+    return {
+        name: [
+            (item.get("metric") or {}, tuple((float(t), float(v)) for t, v in item["values"]))
+            for item in _run(client.custom_query_range, query, start, end, step)
+        ]
+        for name, query in queries.items()
     }
 
 
@@ -131,11 +171,66 @@ def pod_owners(start: datetime, end: datetime) -> dict[tuple[str, str], str]:
     }
 
 
+def observations_in_window(counter: str, window: str) -> str:
+    """Per series, how much ``counter`` grew over ``[t - window, t]``, first sample included.
+
+    ``increase()`` cannot see the sample that creates a series: Kueue's histogram
+    series appear with the first admission of a (ClusterQueue, priority class), already
+    counting it, and ``increase()`` only counts growth after that. Instead: the last
+    value in the window minus the last value before it (0 for a series born inside the
+    window). Series whose counter reset in the window (Kueue restarted) fall back to
+    ``increase()``, which handles resets.
+    """
+    last = f"last_over_time({counter}[{window}])"
+    before = f"last_over_time({counter}[{window}] offset {window})"
+    exact = f"(({last} - {before}) or {last})"
+    return f"(({exact} unless (resets({counter}[{window}]) > 0)) or increase({counter}[{window}]))"
+
+
+def node_gpu_prices(start: datetime, end: datetime) -> dict[str, tuple[float, float]]:
+    """node → (mean $/GPU-hour, mean GPUs) over [start, end] from OpenCost's
+    ``node_gpu_hourly_cost`` and ``node_gpu_count`` (GPUs 1 where the count is missing)."""
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    client, at = _connect(), {"time": end.timestamp()}
+    prices = _by_node(
+        _run(client.custom_query, _node_avg("node_gpu_hourly_cost", window), params=at)
+    )
+    counts = _by_node(_run(client.custom_query, _node_avg("node_gpu_count", window), params=at))
+    return {node: (price, counts.get(node, 1.0)) for node, price in prices.items()}
+
+
+def _node_avg(metric: str, window: str) -> str:
+    return f"avg by (node) (avg_over_time({metric}[{window}]))"
+
+
+def _by_node(result: list[dict]) -> dict[str, float]:
+    return {
+        item["metric"]["node"]: float(item["value"][1])
+        for item in result
+        if item["metric"].get("node")
+    }
+
+
+def node_labels(start: datetime, end: datetime) -> dict[str, dict[str, str]]:
+    """node → its labels as ``kube_node_labels`` carries them (``label_<sanitised name>``),
+    newest in [start, end], merged over exporters (kube-state-metrics exports only
+    allow-listed labels, OpenCost all); empty where nothing exports it."""
+    window = f"{max(1, int((end - start).total_seconds()))}s"
+    query = f"last_over_time(kube_node_labels[{window}])"
+    result = _run(_connect().custom_query, query, params={"time": end.timestamp()})
+    labels: dict[str, dict[str, str]] = {}
+    for item in result:
+        if node := item["metric"].get("node"):
+            found = {k: v for k, v in item["metric"].items() if k.startswith("label_")}
+            labels.setdefault(node, {}).update(found)
+    return labels
+
+
 def kueue_wait_quantiles(start: datetime, end: datetime) -> dict[str, dict[str, float]]:
     """What Kueue's own histogram says per ClusterQueue (and ``""`` for all) over the week."""
     client = _connect()
     window = f"{max(1, int((end - start).total_seconds()))}s"
-    buckets = f"increase(kueue_admission_wait_time_seconds_bucket[{window}])"
+    buckets = observations_in_window("kueue_admission_wait_time_seconds_bucket", window)
     answers: dict[str, dict[str, float]] = {}
     for q in QUANTILES:
         key = f"p{round(q * 100)}"

@@ -367,6 +367,7 @@ def _claim(ctl: Controller, t: Tracked, record: PodRecord, pod: Obj) -> None:
                     slot,
                     record.start_ms or 0,
                     utilization,
+                    **integration.pod_owner(t.owner),
                 )
                 for slot in slots
             ]

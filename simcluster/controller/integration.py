@@ -17,7 +17,7 @@ from kueuemodel.clock import format_timestamp, parse_duration
 
 from . import devices, pods
 from .owners import JOB, POD, STATEFULSET, WORKLOAD_ANNOTATION, Owner
-from .recorder import GpuRun
+from .recorder import GpuRun, PodWait
 from .state import ACTIVE, FINISHED, RUNNING, PodRecord, Tracked
 from .writer import JOBS, PODS, WORKLOADS
 
@@ -84,12 +84,14 @@ def _start_pod(
     pod_spec = {**spec, "nodeName": node} if node else dict(spec)
     record = PodRecord(name, node, "Pending", container=gpu_container(pod_spec))
     if running:
+        ctl.recorder.end(t.namespace, name, now)  # a pod that waited for a node got one
         record.phase, record.start_ms = "Running", wl.started_ms or now
         record.devices = _allocate(ctl, t, wl, record)
         status = pods.running_status(pod_spec, record.start_ms, node)
     else:
         problem = wl.placement_problem or "no node fits"
         status = pods.pending_status(problem, len(ctl.sim.cluster.nodes), now)
+        ctl.recorder.wait(_waits(t, wl, record, now))
     _write_pod(ctl, t, wl, record, pod_spec)
     ctl.writer.put_status(PODS, t.namespace, name, status)
     return record
@@ -113,8 +115,25 @@ def _write_pod(ctl: Controller, t: Tracked, wl: m.Workload, record: PodRecord, s
     ctl.writer.merge(PODS, t.namespace, record.name, body)
 
 
+def _waits(t: Tracked, wl: m.Workload, record: PodRecord, now: int) -> list[PodWait]:
+    per_pod = wl.pod_sets[0].per_pod if wl.pod_sets else {}
+    return [
+        PodWait(t.namespace, record.name, record.container, resource, milli // 1000, now,
+                **pod_owner(t.owner))
+        for resource, milli in sorted(per_pod.items())
+        if devices.is_gpu_resource(resource) and milli >= 1000
+    ]  # fmt: skip
+
+
 def _placement_fields(spec: Obj) -> Obj:
     return {k: spec[k] for k in ("nodeSelector", "tolerations") if k in spec}
+
+
+def pod_owner(owner: Owner | None) -> dict[str, str]:
+    """The pod's controller as kube-state-metrics names it; a bare pod has ``<none>``."""
+    if owner is None or owner.kind == POD:
+        return {"owner_kind": "<none>", "owner_name": "<none>"}
+    return {"owner_kind": owner.kind, "owner_name": owner.name}
 
 
 def gpu_container(spec: Obj) -> str:
@@ -147,6 +166,7 @@ def _allocate(
                 slot,
                 record.start_ms or 0,
                 utilization,
+                **pod_owner(t.owner),
             )
             for resource, slots in held.items()
             for slot in slots

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import series
+from . import ksm, series
 from .series import WAIT, WAIT_BUCKETS, Family, Labels
 
 if TYPE_CHECKING:
@@ -16,7 +16,7 @@ def render(ctl: Controller) -> str:
         view = series.snapshot(ctl)
         now = ctl.clock.now_ms()
     lines: list[str] = []
-    for family, samples in series.live(view, now):
+    for family, samples in [*series.live(view, now), *ksm.live(view, now)]:
         lines += header(family)
         lines += [
             f"{family.name}{labels_text(labels)} {number(value)}" for labels, value in samples

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from . import catalog, series
+from . import catalog, ksm, series
 from .metrics import header, histogram_lines, labels_text, number
 from .series import (
     ALLOCATION,
@@ -34,6 +34,13 @@ def write(view: View, start_ms: int, end_ms: int, step_ms: int, out: IO[str]) ->
     written += _family(out, COST, _node_series(view, start_ms, end_ms, step_ms, cost=True))
     written += _family(out, GPU_COUNT, _node_series(view, start_ms, end_ms, step_ms, cost=False))
     written += _family(out, ALLOCATION, series.history_allocation(view, start_ms, end_ms, step_ms))
+    written += _family(
+        out, ksm.NODE_LABELS, _node_series(view, start_ms, end_ms, step_ms, cost=None)
+    )
+    written += _family(out, ksm.ALLOCATABLE, _allocatable(view, start_ms, end_ms, step_ms))
+    for family, spans in ksm.placement_spans(view).items():
+        written += _family(out, family, ksm.history_spans(spans, start_ms, end_ms, step_ms))
+    written += _family(out, ksm.POD_OWNER, ksm.history_owners(view, start_ms, end_ms, step_ms))
     for name, help_text in GAUGE_HELP.items():
         points = (
             (labels, series.history_steps(p, start_ms, end_ms, step_ms))
@@ -57,11 +64,24 @@ def _family(out: IO[str], family: Family, rows) -> int:
     return count
 
 
-def _node_series(view: View, start: int, end: int, step: int, cost: bool):
+def _node_series(view: View, start: int, end: int, step: int, cost: bool | None):
+    """Per GPU node: its price (``cost``), GPU count (not ``cost``) or labels (None)."""
     for node in sorted(view.node_gpus):
-        labels = series.node_cost_labels(node, view.nodes[node])
-        value = catalog.price_for(view.prices, view.nodes[node]) if cost else view.node_gpus[node]
+        if cost is None:
+            labels, value = ksm.node_label_labels(node, view.nodes[node]), 1.0
+        else:
+            labels = series.node_cost_labels(node, view.nodes[node])
+            value = (
+                catalog.price_for(view.prices, view.nodes[node]) if cost else view.node_gpus[node]
+            )
         yield labels, [(at, value) for at in range(start, end + 1, step)]
+
+
+def _allocatable(view: View, start: int, end: int, step: int):
+    for node, per in sorted(view.node_resources.items()):
+        for resource, units in sorted(per.items()):
+            points = [(at, units) for at in range(start, end + 1, step)]
+            yield ksm.allocatable_labels(node, resource), points
 
 
 def _waits(out: IO[str], view: View, start: int, end: int, step: int) -> int:

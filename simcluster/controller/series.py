@@ -1,4 +1,5 @@
-"""Metric families over recorded state: one definition for live scrapes and backfill.
+"""Metric families over recorded state: one definition for live scrapes and backfill
+(dcgm-exporter, OpenCost, Kueue here; kube-state-metrics in ``ksm``).
 
 A ``View`` is a copy of what the controller recorded (GPU runs, nodes,
 prices, queue gauges, admission waits). ``live(view, now)`` gives the
@@ -9,12 +10,12 @@ series sampled over a past interval.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog, profiles
 from .devices import Device
-from .recorder import GpuRun
+from .recorder import GpuRun, PodWait
 
 Labels = tuple[tuple[str, str], ...]
 Points = list[tuple[int, float]]
@@ -63,6 +64,8 @@ class View:
     prices: dict[str, float]
     gauges: dict[tuple[str, Labels], Points]
     waits: list[tuple[int, str, str, float]]
+    unschedulable: list[PodWait] = field(default_factory=list)
+    node_resources: dict[str, dict[str, int]] = field(default_factory=dict)  # node → GPU units
 
 
 # ----- per-GPU samples -------------------------------------------------------------
@@ -272,7 +275,15 @@ def snapshot(ctl: Any) -> View:
         for name, node in cluster.nodes.items()
     }
     configmap = ctl.store.get(("", "configmaps"), catalog.PRICE_CONFIGMAP)
+    resources = {
+        name: {
+            r: v // 1000 for r, v in node.allocatable.items() if r.startswith("nvidia.com/") and v
+        }
+        for name, node in cluster.nodes.items()
+    }
     return View(
+        unschedulable=[PodWait(**vars(w)) for w in ctl.recorder.unschedulable],
+        node_resources={n: per for n, per in resources.items() if per},
         runs=[GpuRun(**vars(r)) for r in ctl.recorder.runs],
         nodes=nodes,
         node_gpus={n: c for n, c in gpus.items() if c},

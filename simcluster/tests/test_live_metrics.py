@@ -75,6 +75,14 @@ def test_it_exposes_gpu_cost_and_kueue_metrics(live, hooks, core, batch, custom,
         "gpu-1": 4.0,
     }
     assert sum(v for _, v in metrics["container_gpu_allocation"]) == 16
+    assert sorted((lab["node"], lab["label_gpu_nvidia_com_class"]) for lab, _ in
+                  metrics["kube_node_labels"]) == [("gpu-0", "h100"), ("gpu-1", "h100")]  # fmt: skip
+    owners = metrics["kube_pod_owner"]  # one series per pod, as kube-state-metrics has it
+    assert sorted(lab["pod"] for lab, _ in owners) == sorted(
+        p.metadata.name for p in job_pods(core, "train")
+    )
+    assert {(lab["owner_kind"], lab["owner_name"], lab["owner_is_controller"], v)
+            for lab, v in owners} == {("Job", "train", "true", 1.0)}  # fmt: skip
     admitted_gauge = metrics["kueue_admitted_active_workloads"]
     assert admitted_gauge == [({"cluster_queue": "cq"}, 1.0)]
     assert ({"cluster_queue": "cq", "priority_class": "", "le": "1.0"}, 1.0) in metrics[
@@ -165,3 +173,27 @@ class running_prometheus:
             self.proc.kill()
             self.proc.wait()
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+def test_it_exposes_unschedulable_pods_and_free_gpus_as_kube_state_metrics(
+    live, hooks, core, batch, custom, sim
+):
+    setup_cluster(core, custom)  # 2 nodes × 8 GPUs, quota 16
+    for name, gpus in (("left", 6), ("right", 6), ("wide", 4)):
+        batch.create_namespaced_job(NS, gpu_job(name, gpus=gpus, duration="2h"))
+        admitted(custom, name)
+    # 12 GPUs held, 4 of quota left: wide is admitted, but each node has only 2 free.
+    wait_until(lambda: job_pods(core, "wide"))
+
+    metrics = scrape(sim.url)
+
+    (wide,) = (p.metadata.name for p in job_pods(core, "wide"))
+    assert metrics["kube_pod_status_unschedulable"] == [({"namespace": NS, "pod": wide}, 1.0)]
+    requests = {(lab["pod"], lab.get("node", ""), lab["resource"]): v
+                for lab, v in metrics["kube_pod_container_resource_requests"]}  # fmt: skip
+    assert requests[(wide, "", "nvidia_com_gpu")] == 4
+    assert sorted(v for (pod, node, _), v in requests.items() if node) == [6, 6]
+    allocatable = {lab["node"]: v for lab, v in metrics["kube_node_status_allocatable"]}
+    assert allocatable == {"gpu-0": 8, "gpu-1": 8}
+    phases = {lab["pod"]: lab["phase"] for lab, _ in metrics["kube_pod_status_phase"]}
+    assert phases[wide] == "Pending" and list(phases.values()).count("Running") == 2

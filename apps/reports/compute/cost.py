@@ -4,7 +4,9 @@
   portal's price table). Flavors without any price are listed as unpriced.
 * Total = GPU cost + the team's non-GPU cost from OpenCost when known.
 * Idle reserved-pool cost = Σ flavors max(0, nominal × hours − GPU-hours used on
-  that flavor) × price: what the team's guaranteed quota cost while unused.
+  that flavor) × price: what the team's guaranteed quota cost while unused, also
+  when nothing ran on a flavor. None (not 0) when a reserved flavor has no price;
+  ``idle_by_flavor`` shows the flavors that do.
 * Cost per useful GPU-hour = GPU cost ÷ used (utilisation-weighted) GPU-hours.
 """
 
@@ -29,8 +31,9 @@ def team_rows(week: WeekInput, utilisation: list[dict]) -> list[dict]:
 
 
 def _team_row(team, hours, nominal, used: float, week: WeekInput) -> dict:
-    gpu_cost, idle_cost, unpriced = 0.0, 0.0, set()
+    gpu_cost, unpriced = 0.0, set()
     flavors = {f for t, f in hours if t == team} | {f for t, f in nominal if t == team}
+    idle = [_idle_row(team, f, hours, nominal, week) for f in sorted(flavors)]
     for flavor in flavors:
         price = week.prices.get(flavor)
         spent = hours.get((team, flavor), 0.0)
@@ -39,17 +42,33 @@ def _team_row(team, hours, nominal, used: float, week: WeekInput) -> dict:
                 unpriced.add(flavor)
             continue
         gpu_cost += spent * price.usd_per_gpu_hour
-        reserved = nominal.get((team, flavor), 0.0) * week.hours
-        idle_cost += max(0.0, reserved - spent) * price.usd_per_gpu_hour
+    reserved = [row for row in idle if row["reserved_gpu_hours"]]
     other = week.other_costs.get(team)
     return {
         "team": team,
         "gpu_cost": gpu_cost,
         "other_cost": other,
         "total_cost": gpu_cost + (other or 0.0),
-        "idle_reserved_cost": idle_cost,
+        # A sum with a flavor's price missing is not the idle cost: no number then.
+        "idle_reserved_cost": None
+        if any(row["idle_cost"] is None for row in reserved)
+        else sum(row["idle_cost"] for row in reserved),
+        "idle_by_flavor": reserved,
         "cost_per_useful_gpu_hour": gpu_cost / used if used else None,
         "unpriced_flavors": sorted(unpriced),
+    }
+
+
+def _idle_row(team: str, flavor: str, hours, nominal, week: WeekInput) -> dict:
+    price = week.prices.get(flavor)
+    reserved = nominal.get((team, flavor), 0.0) * week.hours
+    idle = max(0.0, reserved - hours.get((team, flavor), 0.0))
+    return {
+        "flavor": flavor,
+        "reserved_gpu_hours": reserved,
+        "idle_gpu_hours": idle,
+        "usd_per_gpu_hour": None if price is None else price.usd_per_gpu_hour,
+        "idle_cost": None if price is None else idle * price.usd_per_gpu_hour,
     }
 
 

@@ -1,66 +1,70 @@
-"""Fragmentation: GPUs free in aggregate while a workload that would fit in that
-aggregate could not be placed.
+"""Fragmentation: GPUs free on a flavor while a pod that would fit in that many could
+not be placed on any one node.
 
-At each moment, free = Σ flavor capacity − GPUs held by admitted runs. A moment
-is *fragmented* when some workload waits with a placement reason (``choices.
-PLACEMENT_REASONS``, e.g. TopologyPlacementFailed) and asks for ≤ free GPUs.
-Fragmented GPU-hours = ∫ free over fragmented moments. Blocked demand = Σ GPUs ×
-hours of those placement-blocked waits. Everything is piecewise constant, so the
-sweep is exact.
+Source: kube-state-metrics (``records.Placement``). A pod is *blocked* at t when
+``kube_pod_status_unschedulable`` says so (PodScheduled=False, reason Unschedulable —
+a pod condition; Kueue itself has no such Workload reason); its flavor is the one
+Kueue admitted its Workload to. Free units of a (flavor, resource) = allocatable on the
+flavor's nodes − requests of the pods bound there. At each step t and per (flavor,
+resource): if some blocked pod asks for ≤ free units, the free units count as
+fragmented for that step. Blocked demand = Σ units × step of blocked pods. Whole GPUs
+(``nvidia_com_gpu``) and each MIG profile are separate rows; only whole GPUs make the
+headline GPU-hours.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import defaultdict
 
-from apps.reports.choices import PLACEMENT_REASONS
 from apps.reports.compute.records import HOUR, WeekInput
 
-
-def _clipped(start: float, end: float | None, week: WeekInput) -> tuple[float, float] | None:
-    lo, hi = max(start, week.start), week.horizon if end is None else min(end, week.horizon)
-    return (lo, hi) if hi > lo else None
+WHOLE_GPU = "nvidia_com_gpu"
 
 
-def _deltas(week: WeekInput) -> list[tuple[float, int, int]]:
-    """(time, Δ allocated GPUs, Δ of the waiting request) — requests as ±gpus markers."""
-    events: list[tuple[float, int, int]] = []
-    for run in week.runs:
-        span = _clipped(run.start, run.end, week)
-        if span and run.gpus:
-            events += [(span[0], run.gpus, 0), (span[1], -run.gpus, 0)]
-    for wait in week.pending:
-        span = _clipped(wait.start, wait.end, week) if wait.reason in PLACEMENT_REASONS else None
-        if span and wait.gpus:
-            events += [(span[0], 0, wait.gpus), (span[1], 0, -wait.gpus)]
-    return sorted(events)
+def unit_of(resource: str) -> str:
+    """``nvidia_com_gpu`` → ``GPU``; ``nvidia_com_mig_1g_10gb`` → ``MIG mig_1g_10gb``."""
+    return "GPU" if resource == WHOLE_GPU else f"MIG {resource.removeprefix('nvidia_com_')}"
+
+
+def rows(week: WeekInput) -> list[dict]:
+    placement = week.placement
+    blocked: dict[tuple[str, str], dict[float, list[float]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for t, flavor, resource, units in placement.blocked:
+        if week.start <= t < week.horizon:
+            blocked[(flavor, resource)][t].append(units)
+    out = []
+    for key in sorted(set(placement.free) | set(blocked)):
+        free = placement.free.get(key, {})
+        fragmented = demand = 0.0
+        for t, asks in blocked.get(key, {}).items():
+            demand += sum(asks)
+            if min(asks) <= free.get(t, 0.0):
+                fragmented += free[t]
+        out.append(
+            {
+                "flavor": key[0],
+                "resource": key[1],
+                "unit": unit_of(key[1]),
+                "capacity": placement.capacity.get(key, 0.0),
+                "fragmented_hours": fragmented * placement.step / HOUR,
+                "blocked_demand_hours": demand * placement.step / HOUR,
+            }
+        )
+    return out
 
 
 def summary(week: WeekInput) -> dict:
-    capacity = sum(week.capacity.values())
-    if not any(p.reason in PLACEMENT_REASONS for p in week.pending):
-        # Nothing waited for a placement: no sweep over every run needed.
-        return {
-            "capacity_gpus": capacity,
-            "fragmented_gpu_hours": 0.0,
-            "blocked_demand_gpu_hours": 0.0,
-        }
-    allocated, waiting = 0, Counter()
-    fragmented = blocked = 0.0
-    t = week.start
-    for when, d_alloc, d_wait in _deltas(week):
-        free = capacity - allocated
-        smallest = min((g for g, n in waiting.items() if n > 0), default=None)
-        if smallest is not None:
-            blocked += sum(g * n for g, n in waiting.items()) * (when - t)
-            if smallest <= free:
-                fragmented += free * (when - t)
-        t = when
-        allocated += d_alloc
-        if d_wait:
-            waiting[abs(d_wait)] += 1 if d_wait > 0 else -1
+    if week.placement is None:
+        # No kube-state-metrics: unknown, not zero (the report lists the gap).
+        return {"capacity_gpus": None, "fragmented_gpu_hours": None,
+                "blocked_demand_gpu_hours": None, "flavors": []}  # fmt: skip
+    table = rows(week)
+    whole = [r for r in table if r["resource"] == WHOLE_GPU]
     return {
-        "capacity_gpus": capacity,
-        "fragmented_gpu_hours": fragmented / HOUR,
-        "blocked_demand_gpu_hours": blocked / HOUR,
+        "capacity_gpus": sum(r["capacity"] for r in whole),
+        "fragmented_gpu_hours": sum(r["fragmented_hours"] for r in whole),
+        "blocked_demand_gpu_hours": sum(r["blocked_demand_hours"] for r in whole),
+        "flavors": table,
     }

@@ -88,6 +88,21 @@ class Price:
     source: str  # "opencost", "price-table"
 
 
+@dataclass(frozen=True)
+class Placement:
+    """What kube-state-metrics said about placement, on the Prometheus step grid.
+
+    Keys are (flavor, resource) with the resource as kube-state-metrics spells it
+    (``nvidia_com_gpu``, ``nvidia_com_mig_1g_10gb``): whole GPUs and each MIG
+    profile are separate resources and are never added together.
+    """
+
+    step: float
+    free: dict[tuple[str, str], dict[float, float]]  # → {t: free units on the flavor's nodes}
+    capacity: dict[tuple[str, str], float]  # → most allocatable units seen in the week
+    blocked: list[tuple[float, str, str, float]]  # (t, flavor, resource, units) per pod
+
+
 @dataclass
 class WeekInput:
     """Everything one week's report needs."""
@@ -103,6 +118,7 @@ class WeekInput:
     usage: dict[str, UsageFact] = field(default_factory=dict)
     owners: dict[str, tuple[str, str]] = field(default_factory=dict)
     other_costs: dict[str, float] = field(default_factory=dict)
+    placement: Placement | None = None  # None: kube-state-metrics not available
     half_life_hours: float = 168.0
     now: float | None = None
 

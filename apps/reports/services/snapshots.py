@@ -10,7 +10,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.reports import attribution, loading, opencost, prometheus
+from apps.queues.models import ResourceFlavor
+from apps.reports import attribution, loading, nodeprices, opencost, placement, prometheus
 from apps.reports.compute import report as assemble
 from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
@@ -69,9 +70,13 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
         usage = prometheus.range_series(prometheus.usage_queries(), start, end)
         prices = prometheus.range_series(prometheus.price_queries(), start, end)
         owners = prometheus.pod_owners(start, end)
+        nodes = prometheus.node_labels(start, end)
+        node_prices = prometheus.node_gpu_prices(start, end)
+        placed = prometheus.range_labelled(prometheus.placement_queries(), start, end)
     except prometheus.MetricsUnavailable as exc:
         note = "; showing usage stored earlier" if data.usage else ""
         gaps.append(gap("gpu_metrics", f"{exc}{note}"))
+        gaps.append(gap("placement", str(exc)))
         return {}
     who = attribution.Attributor(_candidates(data), owners)
     step = float(settings.QM_PROMETHEUS_STEP_SECONDS)
@@ -80,7 +85,14 @@ def _collect_usage_and_prices(week: str, data: WeekInput, gaps: list[dict]) -> d
     data.usage = {**data.usage, **facts}
     if not facts and data.runs:
         gaps.append(gap("gpu_metrics", "Prometheus has no DCGM series for this week"))
-    return attribution.flavor_prices(who, prices, step)
+    flavors = dict(ResourceFlavor.objects.values_list("name", "node_labels"))
+    data.placement = placement.build(placed, who, flavors, nodes, step)
+    if data.placement is None:
+        reason = "no GPU node of any flavor in kube_node_status_allocatable and kube_node_labels"
+        gaps.append(gap("placement", reason))
+    # Prices of the pods that ran win; the nodes' price covers flavors nothing ran on.
+    by_node = nodeprices.flavor_prices(flavors, nodes, node_prices)
+    return {**by_node, **attribution.flavor_prices(who, prices, step)}
 
 
 def _range(data: WeekInput) -> tuple[datetime, datetime]:

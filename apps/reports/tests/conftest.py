@@ -11,6 +11,8 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -49,17 +51,16 @@ def _stamps_after_now(monkeypatch):
     monkeypatch.setattr(workloads, "T0", start)
 
 
-@pytest.fixture(scope="session")
-def prometheus_url(tmp_path_factory):
+@contextmanager
+def backfilled_prometheus(history: Path, work: Path, *flags: str) -> Iterator[str]:
+    """A Prometheus on a free loopback port over ``history`` (OpenMetrics), backfilled
+    into ``work/data`` with promtool, started with extra ``flags``; stopped by its PID."""
     binary, promtool = shutil.which("prometheus"), shutil.which("promtool")
     if not (binary and promtool):
         pytest.fail("prometheus and promtool are required (apt-get install prometheus)")
-    work = tmp_path_factory.mktemp("prometheus")
-    fixture = work / "history.om"
-    promdata.write(fixture)
     subprocess.run(
         [promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
-         "--max-block-duration=240h", str(fixture), str(work / "data")],
+         "--max-block-duration=240h", str(history), str(work / "data")],
         check=True,
     )  # fmt: skip
     (work / "prometheus.yml").write_text("global:\n  scrape_interval: 30s\nscrape_configs: []\n")
@@ -68,7 +69,7 @@ def prometheus_url(tmp_path_factory):
         process = subprocess.Popen(
             [binary, f"--config.file={work / 'prometheus.yml'}",
              f"--storage.tsdb.path={work / 'data'}", "--storage.tsdb.retention.time=10y",
-             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", *flags],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -82,3 +83,12 @@ def prometheus_url(tmp_path_factory):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def prometheus_url(tmp_path_factory):
+    work = tmp_path_factory.mktemp("prometheus")
+    fixture = work / "history.om"
+    promdata.write(fixture)
+    with backfilled_prometheus(fixture, work) as url:
+        yield url

@@ -9,8 +9,10 @@
   pod ``train-2-k8f3q`` (index 2 of the indexed Job ``train``) at 30 %, pod
   ``train-2-z9x4m`` (of ``train-2``) at 90 %; only kube-state-metrics' ``kube_pod_owner``
   tells which pod is whose.
-* OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod.
-* Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``.
+* OpenCost: h100 node $4/GPU-h, a100 node $2/GPU-h; container_gpu_allocation per pod;
+  two l40s nodes nothing runs on (``L40S_NODES``); node labels on ``kube_node_labels``.
+* Kueue: ``kueue_admission_wait_time_seconds`` buckets for queue ``vision`` from ``WAITS``,
+  and for ``nlp`` a series created mid-week (see ``_histogram``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ MONDAY = datetime(2026, 11, 16, tzinfo=UTC).timestamp()
 RUN_START = MONDAY + 10 * 3600
 RUN_END = MONDAY + 12 * 3600
 WAITS = [3, 7, 7, 30, 45, 90, 300, 700, 1500, 4000, 20000, 60000]
+NLP_FIRST = [3, 3, 3]  # counted by the sample that creates the nlp series
+NLP_LATER = [30]
+RESTART_BEFORE, RESTART_AFTER = [3, 3], [30]
+NLP_BORN = MONDAY + 2 * 86400 + 2 * 3600
+NLP_LATER_AT = MONDAY + 2 * 86400 + 12 * 3600
 
 
 def _minutes(start: float, end: float, step: float = 60.0):
@@ -88,10 +95,21 @@ def owner_series() -> dict[str, list[tuple[dict, float]]]:
     }  # fmt: skip
 
 
+L40S_NODES = (("gpu-node-04", 1.5, 4), ("gpu-node-05", 2.0, 8))  # (node, $/GPU-h, GPUs)
+
+
 def cost_series() -> dict[str, list[tuple[dict, float]]]:
     return {
         "node_gpu_hourly_cost": [({"node": "gpu-node-01", "instance": "gpu-node-01"}, 4.0),
-                                 ({"node": "gpu-node-02", "instance": "gpu-node-02"}, 2.0)],
+                                 ({"node": "gpu-node-02", "instance": "gpu-node-02"}, 2.0),
+                                 *(({"node": n, "instance": n}, price) for n, price, _ in L40S_NODES)],
+        "node_gpu_count": [({"node": n, "instance": n}, gpus) for n, _, gpus in L40S_NODES],
+        "kube_node_labels": [
+            ({"node": "gpu-node-01", "label_gpu_nvidia_com_class": "h100"}, 1),
+            ({"node": "gpu-node-04", "service": "kube-state-metrics"}, 1),  # KSM: nothing allow-listed
+            ({"node": "gpu-node-02", "label_gpu_nvidia_com_class": "a100"}, 1),
+            *(({"node": node, "label_gpu_nvidia_com_class": "l40s"}, 1) for node, _, _ in L40S_NODES),
+        ],
         "container_gpu_allocation": [
             ({"namespace": "team-vision", "pod": "train-a-x7k2p", "node": "gpu-node-01"}, 2),
             ({"namespace": "team-nlp", "pod": "train-b-9fz3c", "node": "gpu-node-02"}, 1),
@@ -108,15 +126,35 @@ def _gauges(out, families) -> None:
 
 
 def _histogram(out) -> None:
+    """Queue ``vision``: series from Monday 01:00 at 0, ``WAITS`` observed by 03:00.
+    Queue ``nlp``: series born on Wednesday 02:00 with ``NLP_FIRST`` already counted
+    (Kueue creates them at the first admission), ``NLP_LATER`` added at 12:00."""
     name = "kueue_admission_wait_time_seconds"
     out.write(f"# TYPE {name} histogram\n")
-    counts = bucket_counts(WAITS)
     bounds = [*(f"{b:g}" for b in KUEUE_WAIT_BUCKETS), "+Inf"]
     times = list(_minutes(MONDAY + 3600, MONDAY + 7 * 86400 - 3600, 3600))
+    counts = bucket_counts(WAITS)
     for le, count in zip(bounds, counts, strict=True):
         labels = _labels({"cluster_queue": "vision", "priority_class": "p2", "le": le})
         for k, t in enumerate(times):
             out.write(f"{name}_bucket{{{labels}}} {0 if k < 2 else count} {t:.0f}\n")
+    _restarted(out, name, bounds, times)
+    first, both = bucket_counts(NLP_FIRST), bucket_counts(NLP_FIRST + NLP_LATER)
+    for le, early, late in zip(bounds, first, both, strict=True):
+        labels = _labels({"cluster_queue": "nlp", "priority_class": "p2", "le": le})
+        for t in _minutes(NLP_BORN, MONDAY + 7 * 86400 - 3600, 3600):
+            out.write(f"{name}_bucket{{{labels}}} {early if t < NLP_LATER_AT else late} {t:.0f}\n")
+
+
+def _restarted(out, name: str, bounds: list[str], times: list[float]) -> None:
+    """Queue ``restarted``: 0 from Monday 01:00, ``RESTART_BEFORE`` observed by 03:00; Kueue
+    restarts on Wednesday (counters back to 0), then ``RESTART_AFTER`` is observed."""
+    before, after = bucket_counts(RESTART_BEFORE), bucket_counts(RESTART_AFTER)
+    for le, early, late in zip(bounds, before, after, strict=True):
+        labels = _labels({"cluster_queue": "restarted", "priority_class": "p2", "le": le})
+        for k, t in enumerate(times):
+            value = 0 if k < 2 else early if t < NLP_BORN else 0 if t < NLP_LATER_AT else late
+            out.write(f"{name}_bucket{{{labels}}} {value} {t:.0f}\n")
 
 
 def write(path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -31,6 +31,12 @@ def on_prometheus(settings, prometheus_url):
     settings.OPENCOST_URL = ""
     settings.QM_PROMETHEUS_STEP_SECONDS = 300
     return prometheus_url
+
+
+def week_quantiles() -> dict[str, dict[str, float]]:
+    """Kueue's histogram quantiles per ClusterQueue over the whole of ``promdata.WEEK``."""
+    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
+    return prometheus.kueue_wait_quantiles(start, start + timedelta(days=7, seconds=-1))
 
 
 def usage(uid: str) -> WorkloadUsage:
@@ -77,13 +83,12 @@ def test_it_prices_flavors_from_opencost_series_and_marks_what_is_missing(
     assert prices["h100"] == (pytest.approx(4.0), "opencost")
     vision = next(c for c in data["cost"]["teams"] if c["team"] == "vision")
     assert vision["gpu_cost"] == pytest.approx(2 * 2 * 4.0 + 1 * 2 * 2.0)
-    assert {g["panel"] for g in data["gaps"]} == {"cost"}  # OPENCOST_URL unset: non-GPU cost
+    # OPENCOST_URL unset: non-GPU cost; no kube_node_status_allocatable: fragmentation.
+    assert {g["panel"] for g in data["gaps"]} == {"cost", "fragmentation"}
 
 
 def test_prometheus_agrees_with_our_kueue_histogram_emulation(on_prometheus):
-    start = datetime.fromtimestamp(promdata.MONDAY, tz=UTC)
-    end = datetime.fromtimestamp(promdata.MONDAY + 7 * 86400 - 1, tz=UTC)
-    answers = prometheus.kueue_wait_quantiles(start, end)
+    answers = week_quantiles()
     for q in PERCENTILES:
         key = f"p{round(q * 100)}"
         assert answers["vision"][key] == pytest.approx(kueue_estimate(promdata.WAITS, q), rel=1e-6)
@@ -97,3 +102,23 @@ def test_prometheus_down_marks_the_gap_and_still_builds(week_history, settings):
     assert "unreachable" in panels["utilisation"]
     assert "waits" in panels and "cost" in panels
     assert WeeklyReport.objects.get(week=promdata.WEEK).totals["gpu_hours"] == pytest.approx(8.0)
+
+
+def test_prometheus_percentiles_count_the_sample_that_creates_a_series(on_prometheus):
+    # nlp's bucket series appear on Wednesday already counting waits 3, 3, 3; a wait of
+    # 30 s follows. Four observations: le=5 holds 3 of them, le=40 the fourth.
+    nlp = week_quantiles()["nlp"]
+    # p50: rank 0.5 × 4 = 2 falls in (2.5, 5] holding 3 → 2.5 + 2.5 × 2/3.
+    assert nlp["p50"] == pytest.approx(2.5 + 2.5 * 2 / 3)
+    # p90: rank 3.6 falls in (20, 40] holding 1 after 3 → 20 + 20 × 0.6.
+    assert nlp["p90"] == pytest.approx(20 + 20 * 0.6)
+    assert nlp["p99"] == pytest.approx(20 + 20 * 0.96)
+
+
+def test_prometheus_percentiles_survive_a_kueue_restart(on_prometheus):
+    # restarted: waits 3, 3 before Kueue restarts (counters reset to 0), 30 after.
+    restarted = week_quantiles()["restarted"]
+    # Three observations: p50 rank 1.5 in (2.5, 5] holding 2 → 2.5 + 2.5 × 1.5/2.
+    assert restarted["p50"] == pytest.approx(2.5 + 2.5 * 1.5 / 2)
+    # p90: rank 2.7 in (20, 40] holding 1 after 2 → 20 + 20 × 0.7.
+    assert restarted["p90"] == pytest.approx(20 + 20 * 0.7)
