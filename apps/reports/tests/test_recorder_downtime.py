@@ -21,18 +21,24 @@ from apps.reports.gaps import for_viewer, interval
 from apps.reports.models import HistoryGap, WatchCursor, WorkloadTransition
 from apps.reports.recorder import CURSOR, EVENTS
 from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import create, emit, record, set_status, transitions
+from apps.reports.tests.simrecorder import emit, record, set_status, transitions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DISCARD = "http://127.0.0.1:9"  # nothing listens: metrics and costs are gaps of their own
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    """Status and Event stamps in seconds after a base instant (``w.stamp`` takes minutes)."""
-    base = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=1)
-    monkeypatch.setattr(w, "T0", base)
-    return base
+def start_clock(monkeypatch):
+    """Stamps in seconds after a base instant (``w.stamp`` takes minutes): the first whole
+    second after the workloads' creation, so no status time precedes a creation."""
+
+    def start(*created: dict) -> datetime:
+        stamps = [datetime.fromisoformat(o["metadata"]["creationTimestamp"]) for o in created]
+        base = max(stamps) + timedelta(seconds=1)
+        monkeypatch.setattr(w, "T0", base)
+        return at(base, 0)
+
+    return start
 
 
 def at(base: datetime, seconds: int) -> datetime:
@@ -67,10 +73,11 @@ def report(week: str, settings) -> dict:
 
 
 def test_a_preemption_while_the_recorder_was_down_is_rebuilt_from_kueues_events(
-    sim, clock, settings
+    sim, start_clock, settings
 ):
     obj = sim.create(w.workload("train-a", gpus=2))
     uid = obj["metadata"]["uid"]
+    clock = start_clock(obj)
     admit(sim, obj, 0)  # admitted at base + 0 s
     assert record(sim)["gaps"] == 0
     last_progress = WatchCursor.objects.get(name=CURSOR).updated_at
@@ -126,10 +133,14 @@ def test_a_preemption_while_the_recorder_was_down_is_rebuilt_from_kueues_events(
     assert down["start"] == gap.start.timestamp() and down["end"] == gap.end.timestamp()
 
 
-def test_without_events_the_gap_stays_unknown_and_its_waits_are_not_counted(sim, clock, settings):
+def test_without_events_the_gap_stays_unknown_and_its_waits_are_not_counted(
+    sim, start_clock, settings, client, admin
+):
     running = sim.create(w.workload("train-a", gpus=2))
+    pending = sim.create(w.workload("train-b"))  # pending since creation
+    waiting = pending["metadata"]["uid"]
+    clock = start_clock(running, pending)
     admit(sim, running, 0)
-    waiting = create(sim, "train-b")  # pending since creation
     record(sim)
     created_b = WorkloadTransition.objects.get(workload__uid=waiting, type="created").at
     admitted = after(clock, WatchCursor.objects.get(name=CURSOR).updated_at)
@@ -163,3 +174,6 @@ def test_without_events_the_gap_stays_unknown_and_its_waits_are_not_counted(sim,
     shown = [g["message"] for g in for_viewer(data["gaps"], with_reasons=False)]
     when = interval(gap.start.timestamp(), gap.end.timestamp())
     assert f"Waits unknown during recorder downtime {when}: 1 not counted" in shown
+    client.force_login(admin)
+    page = client.get(f"/reports/{week_of(clock)}/").content.decode()
+    assert f"Waits unknown during recorder downtime {when}: 1 not counted" in page
