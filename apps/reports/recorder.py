@@ -14,7 +14,7 @@ the relist (whose SYNCED set also reveals workloads deleted in the meantime).
 A relist after a 410 only shows each Workload's latest conditions, so the time
 from the last saved progress to that relist is stored as a ``HistoryGap``, and
 what Kueue's Events on Workloads still show of it (admissions, evictions,
-preemptions) is rebuilt; see ``services.record_history_gap`` and docs/reports.md.
+preemptions) is rebuilt; see ``services.record_history_gap`` and docs/operations.md.
 """
 
 from __future__ import annotations
@@ -93,7 +93,10 @@ def _record(client: KubeClient, seconds: float) -> dict:
 
 def _flush(batch: list[tuple[str, dict]], watch: ResumableWatch, since: datetime | None) -> int:
     added = services.record_workload_events(batch, rebuilt_since=since) if batch else 0
-    services.save_cursor(CURSOR, watch.resource_version, events=len(batch))
+    # Inside a relist after a 410 the old cursor stays until the gap is stored: a run
+    # that dies before then gets the 410 again next time, and the gap is not forgotten.
+    if since is None:
+        services.save_cursor(CURSOR, watch.resource_version, events=len(batch))
     batch.clear()
     return added
 

@@ -21,7 +21,7 @@ from apps.reports.gaps import for_viewer, interval
 from apps.reports.models import HistoryGap, WatchCursor, WorkloadTransition
 from apps.reports.recorder import CURSOR, EVENTS
 from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import emit, record, set_status, transitions
+from apps.reports.tests.simrecorder import create, emit, record, set_status, transitions
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DISCARD = "http://127.0.0.1:9"  # nothing listens: metrics and costs are gaps of their own
@@ -177,3 +177,19 @@ def test_without_events_the_gap_stays_unknown_and_its_waits_are_not_counted(
     client.force_login(admin)
     page = client.get(f"/reports/{week_of(clock)}/").content.decode()
     assert f"Waits unknown during recorder downtime {when}: 1 not counted" in page
+
+
+def test_events_the_recorder_may_not_read_leave_the_gap_unknown_and_it_carries_on(sim):
+    uid = create(sim, "train-a")
+    record(sim)
+    set_status(sim, "train-a", w.admitted(5))  # while nobody watches
+    sim.stop()
+    sim.start()
+    sim.fault(verb="list", resource="events", code=403, count=1)  # e.g. an old ClusterRole
+    stats = record(sim)
+    assert stats["gaps"] == 1 and stats["rebuilt"] == 0
+    gap = HistoryGap.objects.get()
+    assert gap.events_from is None and not gap.covered_by_events
+    assert WatchCursor.objects.get(name=CURSOR).resource_version  # resumes from here next time
+    # The relist still shows the admission; only the Events are missing.
+    assert [t for t, _ in transitions(uid)] == ["created", "quota_reserved", "admitted"]
