@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Q
 
 from apps.reports import kueue_events
+from apps.reports.choices import Transition
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition
 
 # Event and condition times are whole seconds, written by different calls of Kueue's
@@ -49,6 +51,7 @@ def record_history_gap(
     mine = WorkloadTransition.objects.filter(workload_id__in=list(records.values()), rebuilt=True)
     before = mine.count()
     WorkloadTransition.objects.bulk_create(rows, ignore_conflicts=True)
+    _earlier_first_admissions(rows)
     return HistoryGap.objects.create(
         start=start,
         end=end,
@@ -56,6 +59,18 @@ def record_history_gap(
         events_from=kueue_events.oldest(events),
         rebuilt=mine.count() - before,
     )
+
+
+def _earlier_first_admissions(rows: list[WorkloadTransition]) -> None:
+    """A first admission inside the gap, later evicted, is older than the one the relist
+    showed: the summary (what-if reads it) takes the earliest."""
+    earliest: dict[int, datetime] = {}
+    for row in rows:
+        if row.type == Transition.ADMITTED:
+            earliest[row.workload_id] = min(row.at, earliest.get(row.workload_id, row.at))
+    for pk, at in earliest.items():
+        later = Q(first_admitted_at__isnull=True) | Q(first_admitted_at__gt=at)
+        WorkloadRecord.objects.filter(later, pk=pk).update(first_admitted_at=at)
 
 
 def _recorded_steps(pks, since: datetime) -> dict[tuple[int, str], list[datetime]]:

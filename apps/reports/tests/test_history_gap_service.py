@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.reports import services
-from apps.reports.models import WorkloadTransition
+from apps.reports.models import WorkloadRecord, WorkloadTransition
 from apps.reports.tests import history
 from apps.reports.tests.history import iso
 
@@ -85,3 +85,20 @@ def test_events_that_begin_inside_the_gap_do_not_cover_it(train_a):
     late = [e for e in kueue_events() if e["firstTimestamp"] > iso(START)]
     gap = services.record_history_gap(moment(START), moment(END), "watch_expired", late)
     assert gap.rebuilt == 2 and not gap.covered_by_events
+
+
+def test_a_first_admission_inside_the_gap_becomes_the_first_admission():
+    # Pending before the gap; the relist shows only the re-admission at +20 min.
+    history.record(history.life("train-c", "team-vision", created=T, admitted=None, ended=None))
+    services.record_workload_events(
+        history.life("train-c", "team-vision", created=T, admitted=T + 1_200, ended=None)[1:],
+        rebuilt_since=moment(START),
+    )
+    events = [
+        event("uid-train-c", "Admitted", T + 700),
+        event("uid-train-c", "EvictedDueToPreempted", T + 900),
+        event("uid-train-c", "Admitted", T + 1_200),
+    ]
+    services.record_history_gap(moment(START), moment(END), "watch_expired", events)
+    record = WorkloadRecord.objects.get(uid="uid-train-c")
+    assert record.first_admitted_at == moment(T + 700)
