@@ -99,6 +99,13 @@ USES: tuple[Use, ...] = (
         ("list", "watch"),
         "record every Workload transition (list, then watch with resume)",
     ),
+    Use(
+        "apps.reports.recorder",
+        "",
+        "events",
+        ("list",),
+        "rebuild what happened while the recorder was down from Kueue's Events on Workloads",
+    ),
     # --- apps.whatif: start-time predictions from the cluster's current state --------
     *(
         Use("apps.whatif.eta", KUEUE, kind, ("list",), "current queues and workloads for ETAs")

@@ -16,6 +16,9 @@ Usage::
   repeated beyond what the server replays.
 * 410 Gone (history compacted, server restarted) → relist, and ``SYNCED`` again.
   Every ``relist_every`` seconds it relists anyway (level-based safety net).
+  ``list_cause`` says why the current (or latest) listing happened: ``"start"``
+  (no resourceVersion to resume from), ``"expired"`` (after a 410: events in
+  between may be lost for good) or ``"schedule"``; ``SYNCED`` carries it as ``cause``.
 * Ends at ``deadline`` (a ``time.monotonic()`` value) or when ``stop()`` says so.
   Permanent errors (403, 404, bad config) propagate as ``KubeError``.
 """
@@ -53,6 +56,7 @@ class ResumableWatch:
         self.stop, self.sleep = stop, sleep
         self.backoff_max = backoff_max
         self.relists = self.reconnects = 0
+        self.list_cause = ""
         self._listed_at = time.monotonic() if resource_version else None
 
     def _remaining(self) -> float:
@@ -68,7 +72,7 @@ class ResumableWatch:
             yield "ADDED", item
         self.resource_version, self._listed_at = rv, time.monotonic()
         uids = {(i.get("metadata") or {}).get("uid") for i in items}
-        yield "SYNCED", {"uids": uids, "resourceVersion": rv}
+        yield "SYNCED", {"uids": uids, "resourceVersion": rv, "cause": self.list_cause}
 
     def _stream_seconds(self) -> int:
         until_relist = self.relist_every - (time.monotonic() - (self._listed_at or 0))
@@ -92,15 +96,18 @@ class ResumableWatch:
 
     def __iter__(self) -> Iterator[tuple[str, dict]]:
         failures = 0
+        cause = "schedule" if self.resource_version else "start"
         while not self._done():
             try:
                 if not self.resource_version or self._relist_due():
+                    self.list_cause = cause if not self.resource_version else "schedule"
                     yield from self._list()
+                    cause = "schedule"
                 yield from self._watch()
                 failures = 0
             except KubeError as exc:
                 if exc.code == GONE:
-                    self.resource_version = ""
+                    self.resource_version, cause = "", "expired"
                     continue
                 if not exc.transient:
                     raise

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from apps.reports import services
-from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
+from apps.reports.models import GpuPrice, HistoryGap, WeeklyReport, WorkloadRecord
 
 
 @admin.register(GpuPrice)
@@ -42,3 +42,20 @@ class WeeklyReportAdmin(admin.ModelAdmin):
     list_display = ["week", "built_at"]
     fields = ["week", "built_at"]
     readonly_fields = ["week", "built_at"]
+
+
+@admin.register(HistoryGap)
+class HistoryGapAdmin(admin.ModelAdmin):
+    """Recorder downtime, written only by the recorder (read-only here)."""
+
+    list_display = ["start", "end", "cause", "events_from", "rebuilt", "recorded_at"]
+    list_filter = ["cause"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -23,6 +23,15 @@ class Transition(models.TextChoices):
         return (cls.EVICTED, cls.FINISHED, cls.DELETED)
 
 
+class GapCause(models.TextChoices):
+    """Why the recorder lost the thread of Workload history for a while."""
+
+    WATCH_EXPIRED = (
+        "watch_expired",
+        "Watch resume refused (410 Gone): the API server's history had moved on",
+    )
+
+
 class Outcome(models.TextChoices):
     PENDING = "pending", "Pending"
     RUNNING = "running", "Admitted"

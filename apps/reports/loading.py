@@ -17,10 +17,10 @@ from django.db.models.functions import Cast
 
 from apps.queues.models import FlavorCapacity, QuotaEntry
 from apps.queues.quantity import parse_quantity
-from apps.reports.compute.records import QueueQuota, UsageFact, WeekInput
+from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.extract import is_gpu_resource
-from apps.reports.models import WorkloadRecord, WorkloadTransition, WorkloadUsage
+from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
 from apps.reports.timeline import RANK, WorkloadInfo, replay
 
 CHUNK = 20_000
@@ -43,7 +43,15 @@ def load_week(week: str, *, now: datetime | None = None, half_life_hours: float 
     data.quotas = quotas()
     data.capacity = capacity()
     data.usage = stored_usage(week)
+    data.downtime = downtime(end)
     return data
+
+
+def downtime(end: datetime) -> list[Downtime]:
+    """The recorder's history gaps before ``end``: earlier ones matter too, to a wait
+    that began in one and ends in this week."""
+    gaps = HistoryGap.objects.filter(start__lt=end)
+    return [Downtime(g.start.timestamp(), g.end.timestamp(), g.covered_by_events) for g in gaps]
 
 
 def _infos(records) -> dict[int, WorkloadInfo]:

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.queues.models import ResourceFlavor, Team
-from apps.reports.choices import Outcome, SizeClass, Transition
+from apps.reports.choices import GapCause, Outcome, SizeClass, Transition
 from apps.reports.querysets import ReportQuerySet, TeamScopedQuerySet
 
 
@@ -50,7 +50,11 @@ class WorkloadRecord(models.Model):
 
 
 class WorkloadTransition(models.Model):
-    """One recorded step of a workload. Append-only."""
+    """One recorded step of a workload. Append-only.
+
+    ``rebuilt``: learned after a history gap from Kueue's Events or from the
+    conditions a relist showed, rather than seen live by the watch.
+    """
 
     workload = models.ForeignKey(
         WorkloadRecord, on_delete=models.PROTECT, related_name="transitions"
@@ -60,6 +64,7 @@ class WorkloadTransition(models.Model):
     reason = models.CharField(max_length=100, blank=True)
     message = models.CharField(max_length=1000, blank=True)
     detail = models.JSONField(default=dict, blank=True)
+    rebuilt = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["at", "pk"]
@@ -149,3 +154,31 @@ class WatchCursor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}@{self.resource_version or '-'}"
+
+
+class HistoryGap(models.Model):
+    """An interval in which the recorder did not watch and could not resume.
+
+    From ``start`` (the recorder's last saved progress) to ``end`` (the relist that
+    followed) transitions may be missing. ``events_from`` is the oldest Kueue Event
+    on a Workload the cluster still had at the relist: when it is not after
+    ``start``, the Events cover the whole gap and what happened in it was rebuilt;
+    otherwise waits overlapping the gap are unknown, and reports say so.
+    """
+
+    start = models.DateTimeField(db_index=True)
+    end = models.DateTimeField(db_index=True)
+    cause = models.CharField(max_length=20, choices=GapCause.choices)
+    events_from = models.DateTimeField(null=True, blank=True)
+    rebuilt = models.PositiveIntegerField(default=0, help_text="transitions rebuilt from Events")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["start", "pk"]
+
+    def __str__(self) -> str:
+        return f"history gap {self.start:%Y-%m-%d %H:%M:%S}–{self.end:%H:%M:%S} ({self.cause})"
+
+    @property
+    def covered_by_events(self) -> bool:
+        return self.events_from is not None and self.events_from <= self.start

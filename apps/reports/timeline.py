@@ -10,7 +10,9 @@ Rules (times are Unix seconds):
 * A pending span opens at each ``QuotaReserved=False`` reason while not admitted
   and closes at the next reason, admission or end.
 Limitation: if the recorder missed an evict→re-admit pair entirely (a relist
-after a long outage), the two runs are read as one.
+after a long outage) and Kueue's Events no longer showed it, the two runs are
+read as one; the outage is then a history gap whose waits the report does not
+count (``compute.waits``, docs/operations.md).
 """
 
 from __future__ import annotations

@@ -49,6 +49,16 @@ class Wait:
 
 
 @dataclass(frozen=True)
+class Downtime:
+    """An interval the recorder missed. ``rebuilt``: Kueue's Events covered all of it,
+    so the history inside was rebuilt; otherwise what happened in it is unknown."""
+
+    start: float
+    end: float
+    rebuilt: bool = False
+
+
+@dataclass(frozen=True)
 class PendingSpan:
     """A stretch during which a workload waited with a given QuotaReserved=False reason."""
 
@@ -116,6 +126,7 @@ class WeekInput:
     capacity: dict[str, float] = field(default_factory=dict)
     prices: dict[str, Price] = field(default_factory=dict)
     usage: dict[str, UsageFact] = field(default_factory=dict)
+    downtime: list[Downtime] = field(default_factory=list)
     owners: dict[str, tuple[str, str]] = field(default_factory=dict)
     other_costs: dict[str, float] = field(default_factory=dict)
     placement: Placement | None = None  # None: kube-state-metrics not available

@@ -3,20 +3,52 @@
 A wait counts in the week its admission falls in (Kueue observes its histogram at
 admission too). Each requeue starts a new wait. Groups: the whole cluster, and
 per team, queue, priority tier and job-size class.
+
+A wait that overlaps recorder downtime which Kueue's Events did not cover is not
+counted anywhere: its start or end may be a step the history never saw (an
+evict → re-admit cycle inside the downtime reads as one long wait). Such waits
+are only counted per downtime, in ``downtime_rows``, for the report's gaps.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from apps.reports.compute.records import Wait, WeekInput
+from apps.reports.compute.records import Downtime, Wait, WeekInput
 from apps.reports.compute.stats import summarize
 
 DIMENSIONS = ("team", "queue", "tier", "size")
 
 
+def _overlaps(w: Wait, down: Downtime, horizon: float) -> bool:
+    end = max(horizon, w.start) if w.end is None else w.end
+    return w.start < down.end and down.start < end
+
+
+def counted_waits(week: WeekInput) -> list[Wait]:
+    """The waits the history knows for sure (none touching unrebuilt downtime)."""
+    unknown = [d for d in week.downtime if not d.rebuilt]
+    if not unknown:
+        return week.waits
+    return [w for w in week.waits if not any(_overlaps(w, d, week.horizon) for d in unknown)]
+
+
+def downtime_rows(week: WeekInput) -> list[dict]:
+    """Recorder downtime touching the week, with how many of its waits are unknown."""
+    rows = []
+    for down in sorted(week.downtime, key=lambda d: d.start):
+        if down.end <= week.start or down.start >= week.horizon:
+            continue
+        unknown = 0 if down.rebuilt else sum(_overlaps(w, down, week.horizon) for w in week.waits)
+        rows.append({"start": down.start, "end": down.end, "rebuilt": down.rebuilt,
+                     "unknown_waits": unknown})  # fmt: skip
+    return rows
+
+
 def completed_waits(week: WeekInput) -> list[Wait]:
-    return [w for w in week.waits if w.end is not None and week.start <= w.end < week.horizon]
+    return [
+        w for w in counted_waits(week) if w.end is not None and week.start <= w.end < week.horizon
+    ]
 
 
 def wait_table(week: WeekInput) -> list[dict]:
@@ -53,7 +85,7 @@ def requeue_table(week: WeekInput) -> list[dict]:
 def starvation(week: WeekInput) -> list[dict]:
     """Per queue: the longest wait that ended this week and the oldest one still open."""
     rows: dict[str, dict] = {}
-    for w in week.waits:
+    for w in counted_waits(week):
         row = rows.setdefault(w.queue, _empty_starvation(w))
         if w.end is not None and week.start <= w.end < week.horizon:
             if w.end - w.start > row["longest_wait"]:

@@ -1,5 +1,6 @@
 """Every write of the reports domain. Views, API, admin, commands and tasks call these."""
 
+from apps.reports.services.gaps import record_history_gap
 from apps.reports.services.history import (
     acquire_lease,
     mark_vanished,
@@ -14,6 +15,7 @@ __all__ = [
     "acquire_lease",
     "build_weekly_report",
     "mark_vanished",
+    "record_history_gap",
     "record_workload_events",
     "release_lease",
     "save_cursor",

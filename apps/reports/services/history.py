@@ -18,28 +18,37 @@ OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
 
 
 @transaction.atomic
-def record_workload_events(events: list[tuple[str, dict]], *, at: datetime | None = None) -> int:
+def record_workload_events(
+    events: list[tuple[str, dict]],
+    *,
+    at: datetime | None = None,
+    rebuilt_since: datetime | None = None,
+) -> int:
     """Store the transitions a batch of watch events shows; returns rows added.
 
     Idempotent: transitions are unique per (workload, type, time), so replays and
-    relists add nothing. ``at`` stamps deletions (default: now).
+    relists add nothing. ``at`` stamps deletions (default: now). A relist after a
+    history gap passes the gap's start as ``rebuilt_since``: new rows from then on
+    are marked rebuilt (learned afterwards, not seen live).
     """
     teams = dict(TeamNamespace.objects.values_list("name", "team_id"))
     added = 0
     for kind, obj in events:
         if kind in OBJECT_EVENTS and (obj.get("metadata") or {}).get("uid"):
-            added += _record_one(kind, obj, teams, at or timezone.now())
+            added += _record_one(kind, obj, teams, at or timezone.now(), rebuilt_since)
     return added
 
 
-def _record_one(kind: str, obj: dict, teams: dict[str, int], at: datetime) -> int:
+def _record_one(
+    kind: str, obj: dict, teams: dict[str, int], at: datetime, rebuilt_since: datetime | None
+) -> int:
     facts = extract.workload_facts(obj)
     record = _upsert_record(facts, obj, teams)
     steps = extract.extract_transitions(obj)
     if kind == "DELETED" and record.outcome not in Outcome.terminal_values():
         stamp = extract.parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
         steps.append(extract.TransitionFact(Transition.DELETED, stamp))
-    added = _insert(record, steps)
+    added = _insert(record, steps, rebuilt_since)
     _refresh_summary(record, steps, obj)
     return added
 
@@ -67,11 +76,13 @@ def _upsert_record(facts: extract.WorkloadFacts, obj: dict, teams: dict[str, int
     return record
 
 
-def _insert(record: WorkloadRecord, steps: list[extract.TransitionFact]) -> int:
+def _insert(
+    record: WorkloadRecord, steps: list[extract.TransitionFact], rebuilt_since: datetime | None
+) -> int:
     rows = [
         WorkloadTransition(
             workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message,
-            detail=s.detail,
+            detail=s.detail, rebuilt=rebuilt_since is not None and s.at >= rebuilt_since,
         )
         for s in steps
     ]  # fmt: skip

@@ -12,7 +12,9 @@ from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor
 from apps.reports import attribution, loading, nodeprices, opencost, placement, prometheus
+from apps.reports import gaps as gap_rows
 from apps.reports.compute import report as assemble
+from apps.reports.compute import waits
 from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
 from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
@@ -24,7 +26,7 @@ def build_weekly_report(week: str, *, now: datetime | None = None) -> WeeklyRepo
     now = now or timezone.now()
     with _collector_paused():
         data = loading.load_week(week, now=now, half_life_hours=settings.QM_REPORT_HALF_LIFE_HOURS)
-        gaps: list[dict] = []
+        gaps = [gap_rows.downtime(row) for row in waits.downtime_rows(data)]
         fresh_prices = _collect_usage_and_prices(week, data, gaps)
         data.prices = _prices(fresh_prices, data, gaps)
         data.other_costs = _other_costs(data, gaps)

@@ -20,6 +20,7 @@ import pytest
 import requests
 
 from apps.reports.tests import promdata
+from apps.reports.tests.simrecorder import sim  # noqa: F401 (a fixture)
 
 
 def _free_port() -> int:

@@ -7,49 +7,14 @@ import threading
 import pytest
 from django.db import connection
 
-from apps.queues.tests.cluster import SimCluster, wait_until
+from apps.queues.tests.cluster import wait_until
 from apps.reports.choices import Outcome
 from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
-from apps.reports.recorder import CURSOR, run_recorder
+from apps.reports.recorder import CURSOR
 from apps.reports.tests import workloads as w
-from apps.reports.timeline import RANK
+from apps.reports.tests.simrecorder import create, record, set_status, transitions
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def sim(tmp_path, settings):
-    # Without the live controller: the test plays Kueue by writing status itself.
-    cluster = SimCluster(tmp_path, controller=False).start()
-    settings.KUBECONFIG = str(cluster.kubeconfig)
-    settings.KUEUE_API_VERSION = "v1beta2"
-    settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
-    with cluster.client() as kube:
-        from portal.kube import ResourceRef
-
-        kube.create(ResourceRef("", "v1", "namespaces", "Namespace", False),
-                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-vision"}})  # fmt: skip
-    yield cluster
-    cluster.stop()
-
-
-def create(sim, name, **kw) -> str:
-    return sim.create(w.workload(name, **kw))["metadata"]["uid"]
-
-
-def set_status(sim, name, patch):
-    sim.patch("Workload", name, patch, namespace="team-vision", subresource="status")
-
-
-def transitions(uid) -> list[tuple[str, str]]:
-    rows = WorkloadTransition.objects.filter(workload__uid=uid)
-    ordered = sorted(rows, key=lambda t: (t.at, RANK[t.type]))
-    return [(t.type, t.reason) for t in ordered]
-
-
-def record(sim, seconds=1.5) -> dict:
-    with sim.client() as kube:
-        return run_recorder(seconds=seconds, kube=kube)
 
 
 def test_it_lists_then_resumes_from_the_saved_resource_version(sim):

@@ -64,8 +64,15 @@ def admitted(minutes: float, flavor: str = "h100", gpus: int = 2) -> dict:
     }
 
 
+def preemption_message(by_uid: str) -> str:
+    return (
+        f"Preempted to accommodate a workload (UID: {by_uid}, JobUID: j) due to reclamation "
+        "within the cohort; preemptor path: /research/nlp; preemptee path: /research/vision"
+    )
+
+
 def preempted(minutes: float, by_uid: str, admitted_at: float) -> dict:
-    message = f"Preempted to accommodate a workload (UID: {by_uid}, JobUID: j) due to reclamation"
+    message = preemption_message(by_uid)
     return {
         "status": {
             "admission": None,
@@ -82,3 +89,34 @@ def preempted(minutes: float, by_uid: str, admitted_at: float) -> dict:
 
 def finished(minutes: float, reason: str = "Succeeded") -> dict:
     return {"status": {"conditions": [condition("Finished", "True", reason, minutes)]}}
+
+
+def readmitted(minutes: float, evicted_at: float, flavor: str = "h100", gpus: int = 2) -> dict:
+    """Quota reserved again after an eviction: Kueue flips Evicted/Preempted to False."""
+    patch = admitted(minutes, flavor, gpus)
+    patch["status"]["conditions"] += [
+        condition("Evicted", "False", "QuotaReserved", minutes, "Previously: Preempted"),
+        condition("Preempted", "False", "QuotaReserved", minutes, "Previously: Preempted"),
+        condition("Requeued", "True", "Preempted", evicted_at),
+    ]
+    return patch
+
+
+def kueue_event(involved: dict, reason: str, minutes: float, message: str = "") -> dict:
+    """A core/v1 Event on a Workload, as Kueue's recorder writes it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{involved['name']}.{reason.lower()}.{int(minutes * 60)}",
+                     "namespace": involved["namespace"]},
+        "involvedObject": {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                           "namespace": involved["namespace"], "name": involved["name"],
+                           "uid": involved["uid"]},
+        "reason": reason,
+        "message": message or reason,
+        "type": "Normal",
+        "source": {"component": "kueue-admission"},
+        "firstTimestamp": stamp(minutes),
+        "lastTimestamp": stamp(minutes),
+        "count": 1,
+    }  # fmt: skip
