@@ -260,6 +260,8 @@ QM_PROMETHEUS_TIMEOUT_SECONDS = env_float("QM_PROMETHEUS_TIMEOUT_SECONDS", 10.0)
 OPENCOST_URL = env_str("OPENCOST_URL", "")
 QM_PROMETHEUS_STEP_SECONDS = env_int("QM_PROMETHEUS_STEP_SECONDS", 300)
 QM_REPORT_HALF_LIFE_HOURS = env_float("QM_REPORT_HALF_LIFE_HOURS", 168.0)
+# The week in progress is rebuilt this often (beat); its page says when it was built.
+QM_REPORT_REBUILD_MINUTES = env_int("QM_REPORT_REBUILD_MINUTES", 60)
 QM_HISTORY_RECORDER = env_bool("QM_HISTORY_RECORDER", True)
 QM_RECORDER_WATCH_SECONDS = env_int("QM_RECORDER_WATCH_SECONDS", 55)
 QM_RECORDER_RELIST_SECONDS = env_int("QM_RECORDER_RELIST_SECONDS", 600)
@@ -312,6 +314,7 @@ for _name in (
     "QM_LOGIN_FAILURES_PER_ADDRESS",
     "QM_LOGIN_WINDOW_SECONDS",
     "QM_LOGIN_LOCKOUT_SECONDS",
+    "QM_REPORT_REBUILD_MINUTES",
 ):
     if globals()[_name] < 1:
         raise ConfigError(f"{_name} must be at least 1")

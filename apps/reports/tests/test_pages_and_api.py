@@ -10,25 +10,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apps.reports import services
-from apps.reports.tests import history
-from apps.reports.tests.promdata import MONDAY, WEEK
+from apps.reports.tests.promdata import WEEK
 from conftest import api_as
 
 H = 3600.0
-
-
-@pytest.fixture
-def stored(settings, team, other_team, queue, other_queue):
-    """vision: 2 GPUs for 10 h (waited 10 min); nlp: 1 GPU for 4 h (waited 1 h)."""
-    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
-    history.record(
-        history.life("train-a", "team-vision", created=MONDAY + 9 * H + 50 * 60,
-                     admitted=MONDAY + 10 * H, ended=MONDAY + 20 * H, gpus=2),
-        history.life("train-b", "team-nlp", created=MONDAY + H, admitted=MONDAY + 2 * H,
-                     ended=MONDAY + 6 * H, queue="nlp"),
-    )  # fmt: skip
-    return services.build_weekly_report(WEEK)
 
 
 def teams_in(body: dict) -> set[str]:
