@@ -100,8 +100,11 @@ def notebook_renew(request: HttpRequest, pk: int) -> HttpResponse:
             notebook, actor=_me(request), hours=form.cleaned_data["hours"]
         )
     except JobsError as exc:
-        form.add_error(exc.field if exc.field in form.fields else None, exc.message)
-        return _detail(request, notebook, form)
+        if exc.field in form.fields:
+            form.add_error(exc.field, exc.message)
+            return _detail(request, notebook, form)
+        messages.error(request, exc.message)  # not about the hours: ended, not yours to renew
+        return redirect("jobs:notebook", pk)
     messages.success(request, f"Renewed until {format_when(notebook.expires_at)}.")
     return redirect("jobs:notebook", pk)
 
@@ -113,11 +116,11 @@ def notebook_stop(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method != "POST" or not StopForm(request.POST).is_valid():
         return render(request, "jobs/notebook_stop.html", {"nb": notebook})
     try:
-        services.stop_notebook(notebook, actor=_me(request))
+        stopped = services.stop_notebook(notebook, actor=_me(request))
     except JobsError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, "Notebook stopped.")
+        messages.success(request, "Notebook stopped." if stopped else "It had already ended.")
     return redirect("jobs:notebook", pk)
 
 

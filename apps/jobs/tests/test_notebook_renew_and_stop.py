@@ -110,3 +110,11 @@ def test_the_confirmation_page_of_an_ended_notebook_says_so(browser, notebook):
     browser.post(f"/notebooks/{notebook.pk}/stop/", {"confirm": "yes"})
     page = browser.get(f"/notebooks/{notebook.pk}/stop/").content.decode()
     assert "has already ended (Stopped)" in page and 'name="confirm"' not in page
+
+
+def test_renewing_an_ended_notebook_says_why_and_changes_nothing(browser, notebook):
+    browser.post(f"/notebooks/{notebook.pk}/stop/", {"confirm": "yes"})
+    due = Notebook.objects.get(pk=notebook.pk).expires_at
+    response = browser.post(f"/notebooks/{notebook.pk}/renew/", {"hours": "3"}, follow=True)
+    assert "the notebook has already stopped" in response.content.decode()
+    assert Notebook.objects.get(pk=notebook.pk).expires_at == due and renewals(notebook) == 0
