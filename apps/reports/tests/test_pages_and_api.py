@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.dateparse import parse_datetime
 
 from apps.reports.tests.promdata import WEEK
 from conftest import api_as
+from portal.dates import format_when
 
 H = 3600.0
 
@@ -76,3 +79,14 @@ def test_the_report_list_makes_a_constant_number_of_queries(stored, admin):
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/api/v1/reports/").status_code == 200
     assert len(queries) <= 4
+
+
+def test_every_report_page_says_when_its_snapshot_was_built(stored, client, scientist):
+    client.force_login(scientist)
+    # A past week, built now: final, no build scheduled for it any more.
+    stamp = f"Built {format_when(stored.built_at)}, final (not rebuilt)."
+    assert stamp in client.get(f"/reports/{WEEK}/").content.decode()
+    assert stamp in client.get("/reports/trend/").content.decode()
+    body = json.loads(client.get(f"/reports/{WEEK}/report.json").content)
+    # JSON carries it to the millisecond.
+    assert abs(parse_datetime(body["built_at"]) - stored.built_at) < timedelta(milliseconds=1)
