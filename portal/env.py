@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -94,3 +95,33 @@ def env_choice(name: str, choices: tuple[str, ...], default: str | object = _UNS
         return raw
 
     return _read(name, "choice", parse, default)
+
+
+def _template_parser(placeholders: tuple[str, ...]) -> Callable[[str], str]:
+    """A ``str.format`` template using only ``placeholders`` (no indexing, no format
+    spec), rendering to an absolute http(s) URL or a path on this site."""
+
+    def parse(raw: str) -> str:
+        try:
+            parts = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(raw)]
+        except ValueError as exc:  # an unmatched brace
+            raise ValueError(str(exc)) from None
+        fields = [(f, spec, conv) for f, spec, conv in parts if f is not None]
+        unknown = [f for f, _, _ in fields if f not in placeholders]
+        if unknown:
+            allowed = ", ".join(f"{{{p}}}" for p in placeholders)
+            raise ValueError(f"unknown placeholder {{{unknown[0]}}}; the known ones are {allowed}")
+        if any(spec or conv for _, spec, conv in fields):
+            raise ValueError("placeholders take no format spec or conversion")
+        sample = raw.format(**{p: "x" for p in placeholders})
+        if not sample.startswith(("http://", "https://", "/")):
+            raise ValueError("must start with http://, https:// or /")
+        return raw
+
+    return parse
+
+
+def env_template(name: str, placeholders: tuple[str, ...], default: str | object = _UNSET) -> str:
+    """A URL template such as ``https://hub.example.org/user/{user}/{name}/``."""
+    kind = f"URL template (placeholders {', '.join('{' + p + '}' for p in placeholders)})"
+    return _read(name, kind, _template_parser(placeholders), default)

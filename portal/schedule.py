@@ -5,6 +5,8 @@ from datetime import timedelta
 from celery.schedules import crontab
 from django.conf import settings
 
+from apps.reports.freshness import FINAL_BUILD_HOUR
+
 
 def _watch_run(task: str, seconds: int) -> dict:
     """A watch that runs ``seconds`` and hands over to the next run 5 s later; a run
@@ -66,8 +68,17 @@ def beat_schedule() -> dict:
     # read now, before its retention drops it); pages only read snapshots, so they stay fast.
     schedule["build-weekly-report"] = {
         "task": "apps.reports.tasks.build_weekly_report_task",
-        "schedule": crontab(minute=0, hour=3, day_of_week="mon"),
+        "schedule": crontab(minute=0, hour=FINAL_BUILD_HOUR, day_of_week="mon"),
         "options": {"expires": 6 * 3600},
+    }
+    # The week in progress, rebuilt from what is recorded so far so its page is never
+    # older than this (each page says when it was built and when the next build is due).
+    # Expires after one interval: the next run builds the same week from more data.
+    rebuild = timedelta(minutes=settings.QM_REPORT_REBUILD_MINUTES)
+    schedule["build-current-week-report"] = {
+        "task": "apps.reports.tasks.build_current_week_report_task",
+        "schedule": rebuild,
+        "options": {"expires": rebuild.total_seconds()},
     }
     if settings.QM_HISTORY_RECORDER:
         watch = settings.QM_RECORDER_WATCH_SECONDS

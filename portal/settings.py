@@ -18,6 +18,7 @@ from portal.env import (
     env_list,
     env_networks,
     env_str,
+    env_template,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -97,6 +98,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.roles",
             ],
+            # Every date on every page goes through ``|when`` (portal.dates): one format.
+            "builtins": ["portal.templatetags.dates"],
         },
     },
 ]
@@ -231,8 +234,12 @@ QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 30.0)
 QM_WHATIF_STUCK_AFTER_SECONDS = env_float("QM_WHATIF_STUCK_AFTER_SECONDS", 300.0)
 
 # --- Notebooks and batch jobs ----------------------------------------------------
-# Where notebook URLs point: {base}/{namespace}/{name}/ (an ingress or proxy in front).
-QM_NOTEBOOK_URL_BASE = env_str("QM_NOTEBOOK_URL_BASE", "http://localhost:8888/notebooks")
+# Where a notebook's "Open" goes: the ingress or proxy in front of notebook Services, as a
+# template with {namespace}, {name} and {user}. Empty: the portal's own page saying what a
+# configured cluster would open (the demo). A bad template stops start-up.
+QM_NOTEBOOK_URL_TEMPLATE = env_template(
+    "QM_NOTEBOOK_URL_TEMPLATE", ("namespace", "name", "user"), ""
+)
 # PersistentVolumeClaim mounted at /checkpoints in batch pods; empty: a scratch emptyDir.
 QM_CHECKPOINT_CLAIM = env_str("QM_CHECKPOINT_CLAIM", "")
 # Status follows the cluster through watches (runs of this many seconds, resumed);
@@ -253,6 +260,8 @@ QM_PROMETHEUS_TIMEOUT_SECONDS = env_float("QM_PROMETHEUS_TIMEOUT_SECONDS", 10.0)
 OPENCOST_URL = env_str("OPENCOST_URL", "")
 QM_PROMETHEUS_STEP_SECONDS = env_int("QM_PROMETHEUS_STEP_SECONDS", 300)
 QM_REPORT_HALF_LIFE_HOURS = env_float("QM_REPORT_HALF_LIFE_HOURS", 168.0)
+# The week in progress is rebuilt this often (beat); its page says when it was built.
+QM_REPORT_REBUILD_MINUTES = env_int("QM_REPORT_REBUILD_MINUTES", 60)
 QM_HISTORY_RECORDER = env_bool("QM_HISTORY_RECORDER", True)
 QM_RECORDER_WATCH_SECONDS = env_int("QM_RECORDER_WATCH_SECONDS", 55)
 QM_RECORDER_RELIST_SECONDS = env_int("QM_RECORDER_RELIST_SECONDS", 600)
@@ -305,6 +314,7 @@ for _name in (
     "QM_LOGIN_FAILURES_PER_ADDRESS",
     "QM_LOGIN_WINDOW_SECONDS",
     "QM_LOGIN_LOCKOUT_SECONDS",
+    "QM_REPORT_REBUILD_MINUTES",
 ):
     if globals()[_name] < 1:
         raise ConfigError(f"{_name} must be at least 1")

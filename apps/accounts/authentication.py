@@ -1,7 +1,11 @@
 """``Authorization: Token <key>`` (or ``Bearer <key>``) against hashed API tokens."""
 
+from collections.abc import Callable
 from datetime import timedelta
+from functools import wraps
 
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
@@ -54,3 +58,29 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
             token_cache.touched(key_hash, now)
+
+
+def token_or_login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page view (downloads: CSV, JSON) that also takes ``Authorization: Token <key>``.
+
+    With the header, the token's user is the viewer, so the view scopes exactly as for
+    that user's session; a bad, expired or revoked token is 401 in the API's error shape
+    (never a login redirect a script would follow). Without it: ``login_required``.
+    """
+    session_view = login_required(view)
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            found = ApiTokenAuthentication().authenticate(request)
+        except exceptions.AuthenticationFailed as exc:
+            body = {"code": "authentication_failed", "field": None, "detail": str(exc.detail)}
+            response = JsonResponse(body, status=401)
+            response["WWW-Authenticate"] = ApiTokenAuthentication.keyword
+            return response
+        if found is None:
+            return session_view(request, *args, **kwargs)
+        request.user, request.auth = found
+        return view(request, *args, **kwargs)
+
+    return wrapped

@@ -36,9 +36,33 @@ class NotebookForm(forms.Form):
         self.fields["profile"].choices = [(p.name, str(p)) for p in NotebookProfile.objects.all()]
         self.fields["team"].choices = _teams(user)
         if pool:
-            self.fields["ttl_hours"].initial = pool.default_ttl_hours
-            self.fields["ttl_hours"].max_value = pool.max_ttl_hours
-            self.fields["ttl_hours"].help_text = f"at most {pool.max_ttl_hours}"
+            # A new field: bounds set after construction would not be validated.
+            self.fields["ttl_hours"] = hours_field(pool, label="Lifetime (hours)")
+
+
+def hours_field(pool: InteractivePool, *, label: str, required: bool = True):
+    return forms.IntegerField(
+        label=label,
+        min_value=1,
+        max_value=pool.max_ttl_hours,
+        initial=pool.default_ttl_hours,
+        required=required,
+        help_text=f"1 to {pool.max_ttl_hours} hours (the pool's maximum).",
+    )
+
+
+class RenewForm(forms.Form):
+    """Renew by chosen hours: the expiry becomes now + hours (empty: the pool's default)."""
+
+    def __init__(self, pool: InteractivePool, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["hours"] = hours_field(pool, label="Renew for (hours)", required=False)
+
+
+class StopForm(forms.Form):
+    """The second step of Stop: only a POST carrying ``confirm`` stops the notebook."""
+
+    confirm = forms.BooleanField(required=True)
 
 
 class JobForm(forms.Form):

@@ -22,6 +22,7 @@ CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
 DURATION_ANNOTATION = "quartermaster.io/simulated-duration"
 NOTEBOOK_PORT = 8888
+SERVICE_PORT = 80  # the notebook Service's port, in front of NOTEBOOK_PORT
 RUN_AS = 1000
 # Seconds a preempted or cancelled trainer gets between SIGTERM and SIGKILL to write a checkpoint.
 CHECKPOINT_GRACE_SECONDS = 120
@@ -188,7 +189,7 @@ def render_notebook(spec: NotebookSpec) -> list[dict]:
         "spec": {
             "type": "ClusterIP",
             "selector": selector,
-            "ports": [{"name": "http", "port": 80, "targetPort": NOTEBOOK_PORT}],
+            "ports": [{"name": "http", "port": SERVICE_PORT, "targetPort": NOTEBOOK_PORT}],
         },
     }
     return [statefulset, service]

@@ -22,6 +22,9 @@ OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
 # Written by the job's checkpoint hook (docs/checkpoints.md): its newest checkpoint.
 LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
 _PREEMPTOR_UID = re.compile(r"\(UID: ([^,)]+)")
+# How a pending reason starts when Kueue admitted the workload but no node takes the pod
+# (the spawn progress reads it to show "pod scheduled" as the blocked step).
+ADMITTED_UNSCHEDULABLE = "admitted but unschedulable"
 _UNSCHEDULABLE_PREFIX = re.compile(r"^0/\d+ nodes are available: ")
 # kube-scheduler: "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: …"
 _INSUFFICIENT = re.compile(r"\b\d+ Insufficient (\S+?)[.,]?(?:\s|$)")
@@ -228,7 +231,7 @@ def pending_reason(
         return "waiting for Kueue to create the workload"
     if is_true(workload, "QuotaReserved"):
         message = plain_unschedulable(unschedulable_message(pods), need)
-        return f"admitted but unschedulable: {message}" if message else ""
+        return f"{ADMITTED_UNSCHEDULABLE}: {message}" if message else ""
     cond = condition(workload, "QuotaReserved") or {}
     reason = cond.get("reason") or ""
     cq_name = _admission_cq(workload, cluster_queues)

@@ -10,6 +10,7 @@ urlpatterns = [
     path("notebooks/<int:pk>/", views.notebook_detail, name="notebook"),
     path("notebooks/<int:pk>/renew/", views.notebook_renew, name="notebook-renew"),
     path("notebooks/<int:pk>/stop/", views.notebook_stop, name="notebook-stop"),
+    path("notebooks/open/<str:namespace>/<str:name>/", views.notebook_open, name="notebook-open"),
     path("jobs/", views.job_list, name="jobs"),
     path("jobs/new/", views.job_submit, name="job-new"),
     path("jobs/<int:pk>/", views.job_detail, name="job"),

@@ -12,10 +12,13 @@ from django.views.decorators.http import require_POST
 
 from apps.jobs import services
 from apps.jobs.errors import JobsError
-from apps.jobs.forms import JobForm, NotebookForm
+from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm
+from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
 from apps.jobs.models import BatchJob, InteractivePool, Notebook
+from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
 from apps.queues.models import Membership
+from portal.dates import format_when
 
 PAGE_SIZE = 50
 
@@ -70,34 +73,66 @@ def _notebook(request: HttpRequest, pk: int) -> Notebook:
     return get_object_or_404(Notebook.objects.visible_to(request.user).with_related(), pk=pk)
 
 
+def _detail(request: HttpRequest, notebook: Notebook, renew: RenewForm | None = None):
+    context = {
+        "nb": notebook,
+        "headroom": _pool_headroom(notebook.pool),
+        "progress": spawn_progress(notebook.state, notebook.pending_reason),
+        "renew_form": renew or RenewForm(notebook.pool),
+    }
+    return render(request, "jobs/notebook_detail.html", context)
+
+
 @login_required
 def notebook_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    notebook = _notebook(request, pk)
-    context = {"nb": notebook, "headroom": _pool_headroom(notebook.pool)}
-    return render(request, "jobs/notebook_detail.html", context)
+    return _detail(request, _notebook(request, pk))
 
 
 @login_required
 @require_POST
 def notebook_renew(request: HttpRequest, pk: int) -> HttpResponse:
     notebook = _notebook(request, pk)
+    form = RenewForm(notebook.pool, request.POST)
+    if not form.is_valid():
+        return _detail(request, notebook, form)  # the field and its rule, nothing written
     try:
-        notebook = services.renew_notebook(notebook, actor=_me(request))
+        notebook = services.renew_notebook(
+            notebook, actor=_me(request), hours=form.cleaned_data["hours"]
+        )
     except JobsError as exc:
-        messages.error(request, exc.message)
-    else:
-        messages.success(request, f"Renewed until {notebook.expires_at:%Y-%m-%d %H:%M} UTC.")
+        if exc.field in form.fields:
+            form.add_error(exc.field, exc.message)
+            return _detail(request, notebook, form)
+        messages.error(request, exc.message)  # not about the hours: ended, not yours to renew
+        return redirect("jobs:notebook", pk)
+    messages.success(request, f"Renewed until {format_when(notebook.expires_at)}.")
     return redirect("jobs:notebook", pk)
 
 
 @login_required
-@require_POST
 def notebook_stop(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET (or a POST without ``confirm``) asks; only the confirming POST stops."""
+    notebook = _notebook(request, pk)
+    if request.method != "POST" or not StopForm(request.POST).is_valid():
+        return render(request, "jobs/notebook_stop.html", {"nb": notebook})
     try:
-        services.stop_notebook(_notebook(request, pk), actor=_me(request))
+        stopped = services.stop_notebook(notebook, actor=_me(request))
     except JobsError as exc:
         messages.error(request, exc.message)
+    else:
+        messages.success(request, "Notebook stopped." if stopped else "It had already ended.")
     return redirect("jobs:notebook", pk)
+
+
+@login_required
+def notebook_open(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
+    """Where "Open" goes while QM_NOTEBOOK_URL_TEMPLATE is empty (the demo): what a
+    configured cluster would open instead."""
+    notebook = get_object_or_404(
+        Notebook.objects.visible_to(request.user).with_related(), namespace=namespace, name=name
+    )
+    context = {"nb": notebook, "service_port": SERVICE_PORT, "notebook_port": NOTEBOOK_PORT}
+    return render(request, "jobs/notebook_open.html", context)
 
 
 @login_required

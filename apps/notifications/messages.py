@@ -30,6 +30,11 @@ TEMPLATES: dict[str, tuple[str, str]] = {
         "Your notebook {notebook} will be {action} {when} ({reason}). "
         "Renew it or save your work.\n{url}",
     ),
+    K.NOTEBOOK_ENDED: (
+        "Notebook {notebook} was {action}",
+        "Your notebook {notebook} was {action} at {when}: {reason}. Its GPUs went back to "
+        "the pool; request a new notebook to go on working.\n{url}",
+    ),
     K.QUEUE_OUT_OF_SYNC: (
         "Queue {queue} has been out of sync for {minutes} minutes",
         "Queue {queue} has been {state} since {since}: the cluster does not match the "

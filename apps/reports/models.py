@@ -8,6 +8,7 @@ Every write goes through ``apps.reports.services``.
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor, Team
 from apps.reports.choices import GapCause, Outcome, SizeClass, Transition
@@ -121,10 +122,13 @@ class GpuPrice(models.Model):
 
 
 class WeeklyReport(models.Model):
-    """A stored snapshot of one ISO week's report; ``totals`` feeds the 52-week trend."""
+    """A stored snapshot of one ISO week's report; ``totals`` feeds the 52-week trend.
+
+    ``built_at`` is when its build started reading history: the data is as of then.
+    """
 
     week = models.CharField(max_length=8, unique=True)
-    built_at = models.DateTimeField(auto_now=True)
+    built_at = models.DateTimeField(default=timezone.now)
     data = models.JSONField()
     totals = models.JSONField(default=dict)
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
+from apps.accounts.authentication import token_or_login_required
 from apps.queues import permissions
-from apps.reports import charts, gaps
+from apps.reports import charts, freshness, gaps
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
@@ -41,7 +46,21 @@ def scoped_report(request: HttpRequest, week: str) -> dict:
         raise Http404("no report stored for this week")
     report = scoped(snapshot.data, team_slugs(request.user))
     with_reasons = permissions.is_admin(request.user)
-    return {**report, "gaps": gaps.for_viewer(report["gaps"], with_reasons=with_reasons)}
+    return {
+        **report,
+        "built_at": snapshot.built_at,
+        "gaps": gaps.for_viewer(report["gaps"], with_reasons=with_reasons),
+    }
+
+
+def build_stamp(week: str, built_at) -> freshness.Stamp:
+    every = timedelta(minutes=settings.QM_REPORT_REBUILD_MINUTES)
+    return freshness.stamp(week, built_at, now=timezone.now(), every=every)
+
+
+def _empty(request: HttpRequest) -> HttpResponse:
+    context = {"rebuild_minutes": settings.QM_REPORT_REBUILD_MINUTES}
+    return render(request, "reports/empty.html", context)
 
 
 @login_required
@@ -49,7 +68,7 @@ def index(request: HttpRequest) -> HttpResponse:
     latest = WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True).first()
     if latest:
         return redirect("reports:week", week=latest)
-    return render(request, "reports/empty.html")
+    return _empty(request)
 
 
 @login_required
@@ -65,18 +84,19 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
             "cost": charts.cost_breakdown(report),
         },
         "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],
+        "stamp": build_stamp(week, report["built_at"]),
     }
     return render(request, "reports/week.html", context)
 
 
-@login_required
+@token_or_login_required
 def week_json(request: HttpRequest, week: str) -> JsonResponse:
     response = JsonResponse({"week": week, **scoped_report(request, week)})
     response["Content-Disposition"] = f'attachment; filename="report-{week}.json"'
     return response
 
 
-@login_required
+@token_or_login_required
 def week_csv(request: HttpRequest, week: str) -> StreamingHttpResponse:
     return csv_response(csv_rows(week, scoped_report(request, week)), f"report-{week}.csv")
 
@@ -85,7 +105,7 @@ def week_csv(request: HttpRequest, week: str) -> StreamingHttpResponse:
 def trend(request: HttpRequest) -> HttpResponse:
     latest = WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True).first()
     if latest is None:
-        return render(request, "reports/empty.html")
+        return _empty(request)
     teams = team_slugs(request.user)
     stored = dict(
         WeeklyReport.objects.filter(week__in=previous_weeks(latest, TREND_WEEKS)).values_list(
@@ -93,4 +113,6 @@ def trend(request: HttpRequest) -> HttpResponse:
         )
     )
     weeks = [(w, scoped_totals(stored[w], teams)) for w in sorted(stored)]
-    return render(request, "reports/trend.html", {"weeks": weeks, "chart": charts.trend(weeks)})
+    built_at = WeeklyReport.objects.filter(week=latest).values_list("built_at", flat=True).get()
+    context = {"weeks": weeks, "chart": charts.trend(weeks), "stamp": build_stamp(latest, built_at)}
+    return render(request, "reports/trend.html", context)

@@ -234,8 +234,12 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/reports/{week}/", None, (L, 200, 200, 200, 200, L)),
         ("get", "/reports/2026-W01/", None, (L, 404, 404, 404, 404, L)),
     ],
-    "reports:week-json": [("get", "/reports/{week}/report.json", None, (L, 200, 200, 200, 200, L))],
-    "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, L))],
+    # The downloads also take an API token (the launcher's user, in no team, gets an
+    # empty narrowing, as on the API); the pages do not.
+    "reports:week-json": [
+        ("get", "/reports/{week}/report.json", None, (L, 200, 200, 200, 200, 200))
+    ],
+    "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, 200))],
     # --- notebooks and jobs: {nb} and {job} belong to the scientist (team vision).
     # A notebook is seen by its owner, its requester, vision's lead and admins; a job
     # by every member of its team and admins; anyone else gets 404 as for a missing id.
@@ -263,8 +267,21 @@ MATRIX: dict[str, list[tuple]] = {
     "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, L))],
     "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, L))],
     "jobs:notebook": [("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, L))],
-    "jobs:notebook-renew": [("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, L))],
-    "jobs:notebook-stop": [("post", "/notebooks/{nb}/stop/", {}, (L, 302, 404, 302, 302, L))],
+    # Hours beyond the pool's maximum re-render the page with the form error (200).
+    "jobs:notebook-renew": [
+        ("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, L)),
+        ("post", "/notebooks/{nb}/renew/", {"hours": "999"}, (L, 200, 404, 200, 200, L)),
+    ],
+    # Stop asks first (GET, or a POST without "confirm"); only the confirming POST stops.
+    "jobs:notebook-stop": [
+        ("get", "/notebooks/{nb}/stop/", None, (L, 200, 404, 200, 200, L)),
+        ("post", "/notebooks/{nb}/stop/", {}, (L, 200, 404, 200, 200, L)),
+        ("post", "/notebooks/{nb}/stop/", {"confirm": "yes"}, (L, 302, 404, 302, 302, L)),
+    ],
+    # "Open" without QM_NOTEBOOK_URL_TEMPLATE: the explainer, to whoever sees the notebook.
+    "jobs:notebook-open": [
+        ("get", "/notebooks/open/team-vision/{nb_name}/", None, (L, 200, 404, 200, 200, L))
+    ],
     "jobs:jobs": [("get", "/jobs/", None, (L, 200, 200, 200, 200, L))],
     "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, L))],
     "jobs:job": [("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L))],
@@ -428,6 +445,7 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         cr=world["cr"].pk,
         audit=world["audit"].pk,
         nb=world["nb"].pk,
+        nb_name=world["nb"].name,
         nb_audit=world["nb_audit"],
         peer_nb_audit=world["peer_nb_audit"],
         job=world["job"].pk,

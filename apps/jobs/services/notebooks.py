@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from urllib.parse import quote
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Sum
+from django.urls import reverse
 from django.utils import timezone
 
 from apps.jobs import fit, manifests
@@ -24,6 +26,7 @@ from apps.jobs.services.common import (
     new_name,
     notebook_to_provision,
     notebook_to_tear_down,
+    portal_url,
     request_hash,
     resolve_namespace,
     resolve_team,
@@ -31,6 +34,8 @@ from apps.jobs.services.common import (
 from apps.jobs.services.idempotency import find_replay, insert_once
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
+from portal.dates import format_when
+from portal.notify import NotificationKind, notify
 from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
 SYSTEM = Principal(user=None)
@@ -153,7 +158,7 @@ def _request_notebook(
         profile=profile,
         cpu=profile.cpu,
         memory=profile.memory,
-        url=notebook_url(namespace, name),
+        url=notebook_url(namespace, name, user.get_username()),
         created_at=now,
         expires_at=now + timedelta(hours=ttl),
         state=NotebookState.QUEUED if existing else NotebookState.REQUESTED,
@@ -254,8 +259,14 @@ def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
         )
 
 
-def notebook_url(namespace: str, name: str) -> str:
-    return f"{settings.QM_NOTEBOOK_URL_BASE.rstrip('/')}/{namespace}/{name}/"
+def notebook_url(namespace: str, name: str, user: str) -> str:
+    """Where "Open" goes: ``QM_NOTEBOOK_URL_TEMPLATE`` filled in (values URL-quoted), or,
+    with no template, the portal's page saying what a configured cluster would open."""
+    template = settings.QM_NOTEBOOK_URL_TEMPLATE
+    if not template:
+        return portal_url(reverse("jobs:notebook-open", args=[namespace, name]))
+    values = {"namespace": namespace, "name": name, "user": user}
+    return template.format(**{k: quote(v, safe="") for k, v in values.items()})
 
 
 def notebook_manifests(notebook: Notebook) -> list[dict]:
@@ -355,7 +366,22 @@ def stop_notebook(
     by_admin = actor.user is not None and permissions.is_admin(actor.user)
     if by_admin and actor.user.pk != notebook.owner_id:
         count_cull("admin")
+        tell_owner_ended(notebook, action=f"stopped by {actor.user.get_username()}")
     return True
+
+
+def tell_owner_ended(notebook: Notebook, *, action: str) -> None:
+    """Tell the owner the portal (or an admin) ended their notebook, and why. Once per
+    notebook: only the caller whose conditional UPDATE ended it gets here."""
+    context = {
+        "notebook": notebook.display_name or notebook.name,
+        "action": action,
+        "when": format_when(notebook.ended_at),
+        "reason": notebook.state_reason,
+        "url": portal_url(reverse("jobs:notebook", args=[notebook.pk])),
+    }
+    dedupe_key = f"notebook-ended:{notebook.pk}"
+    notify(notebook.owner, NotificationKind.NOTEBOOK_ENDED, context, dedupe_key=dedupe_key)
 
 
 def count_cull(reason: str) -> None:

@@ -16,7 +16,8 @@ from django.urls import reverse
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services.common import Principal, portal_url
-from apps.jobs.services.notebooks import count_cull, stop_notebook
+from apps.jobs.services.notebooks import count_cull, stop_notebook, tell_owner_ended
+from portal.dates import format_when
 from portal.notify import NotificationKind, notify
 
 SYSTEM = Principal(user=None)
@@ -90,10 +91,11 @@ def expire_notebooks(*, now: datetime) -> dict[str, int]:
 
 @transaction.atomic
 def _expire(notebook: Notebook, now: datetime) -> bool:
-    reason = f"expired at {notebook.expires_at:%Y-%m-%d %H:%M} UTC"
+    reason = f"expired at {format_when(notebook.expires_at)}"
     stopped = stop_notebook(notebook, actor=SYSTEM, reason=reason, now=now)
     if stopped:
         count_cull("expired")
+        tell_owner_ended(notebook, action="stopped")
     return stopped
 
 
@@ -120,7 +122,7 @@ def _warn_expiry(notebook: Notebook, now: datetime) -> bool:
 
 
 def _tell_owner(notebook: Notebook, *, action: str, reason: str, dedupe_key: str) -> None:
-    when = f"at {notebook.expires_at:%Y-%m-%d %H:%M} UTC" if action == "stopped" else "soon"
+    when = f"at {format_when(notebook.expires_at)}" if action == "stopped" else "soon"
     context = {
         "notebook": notebook.display_name or notebook.name,
         "when": when,
@@ -176,4 +178,5 @@ def cull_idle_notebooks(peak_utilization: dict[tuple[str, str], float], *, now: 
             ):
                 culled += 1
                 count_cull("idle")
+                tell_owner_ended(notebook, action="culled")
     return {"warned": warned, "culled": culled, "cleared": cleared}

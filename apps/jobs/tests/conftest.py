@@ -23,6 +23,27 @@ from conftest import api_as
 IMAGE = "registry.example.com/notebooks/pytorch:2.4"
 
 
+@pytest.fixture
+def scientist_mail(settings, scientist):
+    """Email goes to Django's in-memory outbox; the scientist has an address; links are absolute."""
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.PORTAL_URL = "https://portal.example.org"
+    scientist.email = "sci@example.org"
+    scientist.save()
+
+
+def delivered() -> list:
+    """Deliver every stored notification the way the delivery task does; the sent mail."""
+    from django.core import mail
+
+    from apps.notifications import services as notifications
+    from apps.notifications.models import Notification
+
+    for pk in Notification.objects.values_list("pk", flat=True):
+        notifications.deliver(pk)
+    return mail.outbox
+
+
 def _save(obj, admin):
     save_setting(obj, actor=admin, created=True)
     return obj

@@ -3,7 +3,6 @@
 from datetime import timedelta
 
 import pytest
-from django.core import mail
 from django.utils import timezone
 
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
@@ -20,27 +19,13 @@ from apps.jobs.services import (
 )
 from apps.jobs.services.jobs import JobStatus, apply_job_status
 from apps.jobs.status import HistoryEntry
-from apps.jobs.tests.conftest import IMAGE
+from apps.jobs.tests.conftest import IMAGE, delivered
 from apps.notifications import services as notifications
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("scientist_mail")]
 T0 = timezone.now().replace(microsecond=0)
-
-
-@pytest.fixture(autouse=True)
-def _mail(settings, scientist):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    settings.PORTAL_URL = "https://portal.example.org"
-    scientist.email = "sci@example.org"
-    scientist.save()
-
-
-def delivered() -> list:
-    for pk in Notification.objects.values_list("pk", flat=True):
-        notifications.deliver(pk)
-    return mail.outbox
 
 
 def ready(user, *, ttl: int = 1) -> Notebook:

@@ -35,7 +35,7 @@ def test_request_renew_and_stop_a_notebook(browser, pool):
     assert response.status_code == 302 and response["Location"] == f"/notebooks/{notebook.pk}/"
     assert "Requested" in browser.get(f"/notebooks/{notebook.pk}/").content.decode()
     browser.post(f"/notebooks/{notebook.pk}/renew/")
-    browser.post(f"/notebooks/{notebook.pk}/stop/")
+    browser.post(f"/notebooks/{notebook.pk}/stop/", {"confirm": "yes"})
     notebook.refresh_from_db()
     assert notebook.state == NotebookState.STOPPED
 

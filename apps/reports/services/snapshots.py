@@ -33,7 +33,7 @@ def build_weekly_report(week: str, *, now: datetime | None = None) -> WeeklyRepo
         report = assemble.build(data, gaps)
         _add_prometheus_quantiles(report, data, gaps)
     report["gaps"] = gaps
-    return _store(week, report)
+    return _store(week, report, as_of=now)
 
 
 @contextmanager
@@ -147,8 +147,19 @@ def _add_prometheus_quantiles(report: dict, data: WeekInput, gaps: list[dict]) -
 
 
 @transaction.atomic
-def _store(week: str, report: dict) -> WeeklyReport:
-    snapshot, _ = WeeklyReport.objects.update_or_create(
-        week=week, defaults={"data": report, "totals": assemble.totals(report)}
+def _store(week: str, report: dict, *, as_of: datetime) -> WeeklyReport:
+    """Store the snapshot unless one built from later data is there already.
+
+    Race: two builds of a week overlap (a late beat run beside the next, or the command
+    beside the schedule); the one that started later read more history, so it wins
+    whatever order they finish in. The row lock serialises the compare-and-write.
+    """
+    values = {"data": report, "totals": assemble.totals(report), "built_at": as_of}
+    snapshot, created = WeeklyReport.objects.select_for_update().get_or_create(
+        week=week, defaults=values
     )
+    if not created and snapshot.built_at <= as_of:
+        for field, value in values.items():
+            setattr(snapshot, field, value)
+        snapshot.save(update_fields=list(values))
     return snapshot

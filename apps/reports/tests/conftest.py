@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from apps.reports.tests import promdata
+from apps.reports import services
+from apps.reports.tests import history, promdata
 from apps.reports.tests.simrecorder import sim  # noqa: F401 (a fixture)
 
 
@@ -93,3 +94,17 @@ def prometheus_url(tmp_path_factory):
     promdata.write(fixture)
     with backfilled_prometheus(fixture, work) as url:
         yield url
+
+
+@pytest.fixture
+def stored(settings, team, other_team, queue, other_queue):
+    """vision: 2 GPUs for 10 h (waited 10 min); nlp: 1 GPU for 4 h (waited 1 h)."""
+    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    monday, h = promdata.MONDAY, 3600.0
+    history.record(
+        history.life("train-a", "team-vision", created=monday + 9 * h + 50 * 60,
+                     admitted=monday + 10 * h, ended=monday + 20 * h, gpus=2),
+        history.life("train-b", "team-nlp", created=monday + h, admitted=monday + 2 * h,
+                     ended=monday + 6 * h, queue="nlp"),
+    )  # fmt: skip
+    return services.build_weekly_report(promdata.WEEK)

@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils.dateparse import parse_datetime
 
-from apps.reports import services
-from apps.reports.tests import history
-from apps.reports.tests.promdata import MONDAY, WEEK
+from apps.reports.tests.promdata import WEEK
 from conftest import api_as
+from portal.dates import format_when
 
 H = 3600.0
-
-
-@pytest.fixture
-def stored(settings, team, other_team, queue, other_queue):
-    """vision: 2 GPUs for 10 h (waited 10 min); nlp: 1 GPU for 4 h (waited 1 h)."""
-    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
-    history.record(
-        history.life("train-a", "team-vision", created=MONDAY + 9 * H + 50 * 60,
-                     admitted=MONDAY + 10 * H, ended=MONDAY + 20 * H, gpus=2),
-        history.life("train-b", "team-nlp", created=MONDAY + H, admitted=MONDAY + 2 * H,
-                     ended=MONDAY + 6 * H, queue="nlp"),
-    )  # fmt: skip
-    return services.build_weekly_report(WEEK)
 
 
 def teams_in(body: dict) -> set[str]:
@@ -91,3 +79,14 @@ def test_the_report_list_makes_a_constant_number_of_queries(stored, admin):
     with CaptureQueriesContext(connection) as queries:
         assert client.get("/api/v1/reports/").status_code == 200
     assert len(queries) <= 4
+
+
+def test_every_report_page_says_when_its_snapshot_was_built(stored, client, scientist):
+    client.force_login(scientist)
+    # A past week, built now: final, no build scheduled for it any more.
+    stamp = f"Built {format_when(stored.built_at)}, final (not rebuilt)."
+    assert stamp in client.get(f"/reports/{WEEK}/").content.decode()
+    assert stamp in client.get("/reports/trend/").content.decode()
+    body = json.loads(client.get(f"/reports/{WEEK}/report.json").content)
+    # JSON carries it to the millisecond.
+    assert abs(parse_datetime(body["built_at"]) - stored.built_at) < timedelta(milliseconds=1)

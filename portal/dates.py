@@ -1,0 +1,36 @@
+"""Dates as people read them: ISO 8601 to the minute, in the viewer's time zone, zone shown.
+
+One format everywhere (pages, messages, notifications): ``2026-12-02 10:31 UTC``. The
+zone is Django's current one: ``TIME_ZONE`` unless a request activated another (the
+place a per-user zone would plug in), so the same instant never reads two ways.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from django.utils import timezone
+
+MINUTES = "%Y-%m-%d %H:%M"
+SECONDS = "%Y-%m-%d %H:%M:%S"
+
+
+def zone_label(value: datetime) -> str:
+    """The zone's abbreviation (``UTC``, ``CET``), or its offset when it has none."""
+    name = value.tzname() or ""
+    if name and name[0] not in "+-":
+        return name
+    offset = value.strftime("%z")  # +0530
+    return "UTC" if offset in ("", "+0000") else f"{offset[:3]}:{offset[3:]}"
+
+
+def format_when(value: datetime | date | None, *, seconds: bool = False) -> str:
+    """``value`` as ``YYYY-MM-DD HH:MM[:SS] ZONE`` in the current zone; "" for None."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, datetime):
+        return value.isoformat()  # a calendar date has no zone
+    if timezone.is_naive(value):
+        value = value.replace(tzinfo=UTC)  # we store UTC; a naive value is one of ours
+    local = timezone.localtime(value)
+    return f"{local.strftime(SECONDS if seconds else MINUTES)} {zone_label(local)}"
