@@ -16,7 +16,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from kueuemodel.clock import parse_duration, parse_timestamp
+from kueuemodel import parse_duration, parse_timestamp
 from simcluster.server import errors
 from simcluster.server.dispatch import Request, Response
 
