@@ -19,8 +19,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kueuemodel.clock import format_timestamp, parse_timestamp  # noqa: E402
-from kueuemodel.simulation import NEXT_INSTANT_MS, Simulation  # noqa: E402
+from kueuemodel import (  # noqa: E402
+    NEXT_INSTANT_MS,
+    Simulation,
+    format_timestamp,
+    parse_timestamp,
+)
 
 START_MS = parse_timestamp("2026-01-01T00:00:00Z")
 

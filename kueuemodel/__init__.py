@@ -1,25 +1,55 @@
 """Kueue's admission model: pure Python, no I/O, no Django.
 
-The simulated cluster (``simcluster``) runs it live; the what-if replay and the
-start-time estimates (``apps.whatif``) run it over recorded history. Its rules are
-measured against the real Kueue (``bench/differential``, docs/differential.md).
+The simulated cluster (``simcluster``) runs it live; the what-if replay, the start-time
+estimates (``apps.whatif``) and the job form's "could this ever fit" check (``apps.jobs``)
+run it over recorded history or rendered manifests. Its rules are measured against the
+real Kueue (``bench/differential``, docs/differential.md).
 
-Public API (everything else is internal):
+This module is the whole public API: code outside ``kueuemodel`` imports names from here
+(``from kueuemodel import Simulation``) and never a submodule (``tests/ops/test_layers.py``
+fails on ``from kueuemodel.clock import …`` or ``from kueuemodel import model``). The
+submodules may be reorganised freely behind it.
 
-- ``Simulation(objects, *, start_ms=None, record_events=True)`` — build from
-  plain manifests; ``add_workload(obj, at_ms=None)``, ``add_arrivals(trace)``,
-  ``delete_workload(ns, name)``, ``run(until_ms=None)``, ``workloads()``;
-  ``sim.cluster.events`` holds Kubernetes Event dicts, ``sim.cluster.now_ms``
-  the virtual clock.
-- ``reports.cluster_queue_status / local_queue_status / cohort_status /
-  pending_workloads`` — status blocks and the visibility summary.
-- ``scenario.run_scenario(yaml_text, until=None)`` and ``scenario.main(argv)``.
-- Quantities, the one bounded parser the portal and the simulated cluster share:
-  ``quantity_value`` (Decimal as the API server reads it), ``parse_decimal``
-  (exact, for typed input), ``parse_quantity`` (milli-units), ``format_quantity``,
-  ``QuantityError`` (its message is the rule broken).
+Running a simulation
+  ``Simulation(objects, *, start_ms=None, record_events=True, pod_stop_ms=…)`` builds
+  from plain manifests (ClusterQueues, Cohorts, LocalQueues, ResourceFlavors, Nodes,
+  WorkloadPriorityClasses, Kueue's Configuration, Workloads and Jobs);
+  ``add_workload(obj, at_ms=None)``, ``add_arrivals(trace)``, ``delete_workload(ns, name)``,
+  ``run(until_ms=None)``, ``workloads()``. ``sim.cluster.events`` holds Kubernetes Event
+  dicts, ``sim.cluster.now_ms`` the virtual clock, ``sim.cluster.status_writer`` the
+  ``StatusWriter`` that records decisions. ``NEXT_INSTANT_MS`` is the smallest delay.
+
+Status and reports
+  ``cluster_queue_status / local_queue_status / cohort_status / pending_workloads`` build
+  the status blocks and the visibility summary; ``StatusWriter`` (subclass it to observe
+  admissions, evictions and finishes) and ``set_condition`` write Workload conditions.
+
+Model types (read-only for callers)
+  ``Workload``, ``Admission``, ``ResourceFlavor``, ``Toleration`` and ``STOP_NONE``
+  (a queue's ``stopPolicy: None``).
+
+Quota arithmetic (for "what could this queue ever get")
+  ``Cluster``, ``load_specs(cluster, objects)``, ``build_quota_tree(cluster)``,
+  ``potential_available(node, (flavor, resource))``.
+
+Values and conventions
+  Quantities, the one bounded parser the portal and the simulated cluster share:
+  ``quantity_value`` (a Decimal, as the API server reads it), ``parse_decimal`` (exact, for
+  typed input), ``parse_quantity`` (milli-units), ``format_quantity``, ``QuantityError``
+  (its message is the rule broken); ``parse_timestamp`` / ``format_timestamp`` / ``parse_duration`` /
+  ``format_duration`` (RFC 3339 and Go durations to and from milliseconds);
+  ``QUEUE_LABEL``, ``PRIORITY_LABEL``; ``DURATION_ANNOTATION`` and ``ARRIVAL_ANNOTATION``,
+  the model's own inputs for a workload's run time and arrival (set by the replay and the
+  simulated cluster on the objects they hand the model; no real cluster has them).
+
+Scenarios
+  ``run_scenario(yaml_text, until=None)`` and ``scenario_main(argv)`` (the CLI of
+  ``python -m simcluster run``).
 """
 
+from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
+from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
+from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
 from .quantity import (
     QuantityError,
     format_quantity,
@@ -27,20 +57,45 @@ from .quantity import (
     parse_quantity,
     quantity_value,
 )
+from .quota import potential_available
 from .reports import cluster_queue_status, cohort_status, local_queue_status, pending_workloads
+from .scenario import main as scenario_main
 from .scenario import run_scenario
-from .simulation import Simulation
+from .simulation import ARRIVAL_ANNOTATION, NEXT_INSTANT_MS, Simulation
+from .state import Cluster, build_quota_tree, load_specs
+from .status import StatusWriter, set_condition
 
 __all__ = [
+    "ARRIVAL_ANNOTATION",
+    "DURATION_ANNOTATION",
+    "NEXT_INSTANT_MS",
+    "PRIORITY_LABEL",
+    "QUEUE_LABEL",
+    "STOP_NONE",
+    "Admission",
+    "Cluster",
     "QuantityError",
+    "ResourceFlavor",
     "Simulation",
+    "StatusWriter",
+    "Toleration",
+    "Workload",
+    "build_quota_tree",
     "cluster_queue_status",
     "cohort_status",
+    "format_duration",
     "format_quantity",
+    "format_timestamp",
+    "load_specs",
     "local_queue_status",
     "parse_decimal",
+    "parse_duration",
     "parse_quantity",
+    "parse_timestamp",
     "pending_workloads",
+    "potential_available",
     "quantity_value",
     "run_scenario",
+    "scenario_main",
+    "set_condition",
 ]

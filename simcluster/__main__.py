@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 USAGE = "usage: python -m simcluster {serve,run,metrics-history} [options]"
 
 
 def _run(argv: list[str]) -> int:
-    # The engine is developed separately; import it only when asked for.
-    try:
-        scenario = importlib.import_module("kueuemodel.scenario")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("kueuemodel.scenario", "kueuemodel"):
-            raise
-        print(
-            "simcluster run: the scenario engine (kueuemodel.scenario) is not available yet",
-            file=sys.stderr,
-        )
-        return 2
-    return int(scenario.main(argv) or 0)
+    # The engine is only needed for this command; import it only when asked for.
+    from kueuemodel import scenario_main
+
+    return int(scenario_main(argv) or 0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kueuemodel.clock import format_duration
+from kueuemodel import format_duration
 
 Obj = dict[str, Any]
 KUEUE = "kueue.x-k8s.io/v1beta2"

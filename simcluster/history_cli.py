@@ -13,7 +13,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from kueuemodel.clock import parse_duration
+from kueuemodel import parse_duration
 from simcluster.controller import attach
 from simcluster.controller.clock import wall_ms
 from simcluster.controller.history import DAY_MS, export, parse_time

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kueuemodel import parse_quantity
-from kueuemodel.quota import potential_available
-from kueuemodel.state import Cluster, build_quota_tree, load_specs
+from kueuemodel import Cluster, build_quota_tree, load_specs, parse_quantity, potential_available
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,7 @@ def trace_workload(
         work_ms=_work(runs),
         checkpoint_ms=_checkpoint_interval(runs),
         recorded_admit_ms=ms(record.first_admitted_at),
+        recorded_runs=tuple((run.start, run.end) for run in runs),
     )
 
 

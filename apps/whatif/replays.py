@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from apps.whatif.choices import CURRENT, PROPOSED
 from apps.whatif.history import ms
+from apps.whatif.replay.contention import first_contention, is_weight_only, weight_note
 from apps.whatif.replay.engine import ReplayResult
-from apps.whatif.replay.fidelity import fidelity
+from apps.whatif.replay.fidelity import fidelity, fidelity_by_team, wait_noise_s
 from apps.whatif.replay.metrics import compare, team_metrics
 from apps.whatif.replay.sensitivity import (
     NUDGES,
@@ -76,12 +77,27 @@ def summarize(run, replays: dict[str, object], trace: list[TraceWorkload]) -> di
     current, proposed = metrics_of(CURRENT), metrics_of(PROPOSED)
     nudged = {v: metrics_of(v) for v in variants(run) if v not in (CURRENT, PROPOSED)}
     replayed = combine(plan, CURRENT, parts, window)
+    by_team = fidelity_by_team(trace, replayed)
+    noise = {team: wait_noise_s(f) for team, f in by_team.items()}
     return {
-        "teams": [c.as_dict() for c in compare(current, proposed)],
+        "teams": [c.as_dict() for c in compare(current, proposed, noise)],
         "fidelity": fidelity(trace, replayed).as_dict(),
+        "fidelity_by_team": {team: f.as_dict() for team, f in by_team.items()},
+        "weights": weights_of(run, trace),
         "sensitivity": sensitivity(proposed, nudged).as_dict(),
         "fair_sharing": run.fair_sharing,
         "workloads": sum(m["workloads"] for m in current.values()),
         "trees": len(plan.groups),
         "replay_seconds": {k: r.seconds for k, r in replays.items()},
     }
+
+
+def weights_of(run, trace: list[TraceWorkload]) -> dict | None:
+    """For a weight-only draft: whether it can matter on this history, and why."""
+    if not is_weight_only(run.changes):
+        return None
+    found = None
+    if run.fair_sharing:
+        drafted = set(run.draft) & set(cluster_queue_names(run.policies[CURRENT]))
+        found = first_contention(run.policies[CURRENT], trace, window_of(run), drafted)
+    return weight_note(run.changes, fair_sharing=run.fair_sharing, contention=found)

@@ -10,10 +10,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kueuemodel import model as m
-from kueuemodel import status
-from kueuemodel.parse import DURATION_ANNOTATION
-from kueuemodel.simulation import ARRIVAL_ANNOTATION, Simulation
+from kueuemodel import (
+    ARRIVAL_ANNOTATION,
+    DURATION_ANNOTATION,
+    Admission,
+    Simulation,
+    StatusWriter,
+    Workload,
+)
 
 from .outcome import Outcome, OutcomeBuilder, preemptor_uid
 from .scenarios import Scenario, arrival_seconds, duration_seconds
@@ -77,24 +81,24 @@ def _annotations(obj: dict[str, Any]) -> dict[str, str]:
     return (obj.get("metadata") or {}).get("annotations") or {}
 
 
-class _RecordingWriter(status.StatusWriter):
+class _RecordingWriter(StatusWriter):
     """Writes status as usual and tells ``builder`` about each transition."""
 
     def __init__(self, scenario: Scenario, builder: OutcomeBuilder):
         self.scenario, self.builder = scenario, builder
 
-    def job_of(self, wl: m.Workload) -> str:
+    def job_of(self, wl: Workload) -> str:
         owner = wl.obj["metadata"]["ownerReferences"][0]["name"]
         return self.scenario.short(owner)
 
-    def admitted(self, wl: m.Workload, admission: m.Admission, now_ms: int) -> None:
+    def admitted(self, wl: Workload, admission: Admission, now_ms: int) -> None:
         super().admitted(wl, admission, now_ms)
         flavors = {self.scenario.short(f) for ps in admission.pod_sets for f in ps.flavors.values()}
         self.builder.admit(self.job_of(wl), now_ms / 1000, tuple(sorted(flavors)))
 
     def evicted(
         self,
-        wl: m.Workload,
+        wl: Workload,
         reason: str,
         message: str,
         now_ms: int,
@@ -104,6 +108,6 @@ class _RecordingWriter(status.StatusWriter):
         job = self.job_of(wl)
         self.builder.evict(job, now_ms / 1000, preempted_reason or reason, preemptor_uid(message))
 
-    def finished(self, wl: m.Workload, now_ms: int) -> None:
+    def finished(self, wl: Workload, now_ms: int) -> None:
         super().finished(wl, now_ms)
         self.builder.finish(self.job_of(wl), now_ms / 1000)

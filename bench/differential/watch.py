@@ -18,7 +18,7 @@ from typing import Any
 from kubernetes import client, config, watch
 from kubernetes.client.exceptions import ApiException
 
-from kueuemodel.clock import parse_timestamp
+from kueuemodel import parse_timestamp
 
 from .outcome import Outcome, OutcomeBuilder, preemptor_uid
 from .scenarios import Scenario

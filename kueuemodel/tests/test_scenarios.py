@@ -306,3 +306,28 @@ def test_cli_prints_a_kubernetes_list(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["kind"] == "List" and printed["apiVersion"] == "v1"
     assert [w["metadata"]["name"] for w in printed["items"]] == ["big"]
+
+
+def test_fungibility_preference_and_when_can_preempt():
+    # Worked out from Kueue's flavorFungibility docs; the scenario's header has the
+    # arithmetic of each flavor for each queue.
+    result = run("fungibility_preference.yaml", until="30m")
+    # BorrowingOverPreemption: borrowing in "second" beats reclaiming "first".
+    assert flavors(result["borrow-first/urgent"]) == {"cpu": "second"}
+    assert is_admitted(result["borrower-a/running"])
+    assert condition(result["borrower-a/running"], "Preempted") is None
+    # PreemptionOverBorrowing: reclaiming "first" (no borrowing) beats borrowing; the
+    # victim then comes back borrowing "second" from lender-b.
+    victim = result["borrower-b/running"]
+    assert "reclamation within the cohort" in condition(victim, "Preempted")["message"]
+    assert flavors(victim) == {"cpu": "second"}
+    assert flavors(result["preempt-first/urgent"]) == {"cpu": "first"}
+    # whenCanPreempt MayStopSearch: "first" fits by preempting, the search stops there;
+    # the victim then comes back on "second".
+    assert flavors(result["stop-at-preempt/urgent"]) == {"cpu": "first"}
+    assert condition(result["stop-at-preempt/running"], "Requeued")["reason"] == "Preempted"
+    assert flavors(result["stop-at-preempt/running"]) == {"cpu": "second"}
+    # TryNextFlavor (default): "second" fits without preempting anyone.
+    assert flavors(result["try-next-preempt/urgent"]) == {"cpu": "second"}
+    assert is_admitted(result["try-next-preempt/running"])
+    assert condition(result["try-next-preempt/running"], "Requeued") is None

@@ -21,8 +21,7 @@ import logging
 import threading
 from typing import Any
 
-from kueuemodel import Simulation, reports
-from kueuemodel.clock import format_timestamp
+from kueuemodel import Simulation, format_timestamp, pending_workloads
 from simcluster.server.store import TooOldError
 
 from . import ingest, integration, publish
@@ -110,7 +109,7 @@ class Controller:
         with self.lock:
             if cluster_queue not in self.sim.cluster.queues:
                 return []
-            return reports.pending_workloads(self.sim.cluster, cluster_queue)["items"]
+            return pending_workloads(self.sim.cluster, cluster_queue)["items"]
 
     def start(self, interval: float) -> Controller:
         """Tick on a daemon thread every ``interval`` seconds."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 from typing import IO, TYPE_CHECKING
 
-from kueuemodel.clock import parse_duration, parse_timestamp
+from kueuemodel import parse_duration, parse_timestamp
 from simcluster.server import errors
 from simcluster.server.dispatch import Request, Response
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kueuemodel.clock import format_timestamp, parse_timestamp
+from kueuemodel import format_timestamp, parse_timestamp
 from simcluster.server import errors
 from simcluster.server.dispatch import Request, Response
 

@@ -10,8 +10,7 @@ import copy
 import json
 from typing import TYPE_CHECKING, Any
 
-from kueuemodel import Simulation
-from kueuemodel.clock import parse_timestamp
+from kueuemodel import Simulation, parse_timestamp
 from simcluster.server import resources
 from simcluster.server.store import StoredEvent
 

@@ -11,9 +11,7 @@ import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from kueuemodel import model as m
-from kueuemodel import status as engine_status
-from kueuemodel.clock import format_timestamp, parse_duration
+from kueuemodel import Workload, format_timestamp, parse_duration, set_condition
 
 from . import devices, pods
 from .owners import JOB, POD, STATEFULSET, WORKLOAD_ANNOTATION, Owner
@@ -34,9 +32,7 @@ SAVED_WORK = "simcluster/saved-work-seconds"
 UTILIZATION_ANNOTATION = "simcluster/utilization"
 
 
-def transition(
-    ctl: Controller, t: Tracked, wl: m.Workload, cur: tuple[str, int, int | None]
-) -> None:
+def transition(ctl: Controller, t: Tracked, wl: Workload, cur: tuple[str, int, int | None]) -> None:
     """Move pods and owner from ``t.phase`` to ``cur``."""
     was = t.phase[0] if t.phase else "waiting"
     restarted = t.phase is not None and t.phase[1] != cur[1]
@@ -52,7 +48,7 @@ def transition(
 # ----- start -----------------------------------------------------------------
 
 
-def start(ctl: Controller, t: Tracked, wl: m.Workload, running: bool) -> None:
+def start(ctl: Controller, t: Tracked, wl: Workload, running: bool) -> None:
     """Unsuspend/ungate and put pods on their nodes (or leave them unschedulable)."""
     owner = t.owner
     if owner is None:
@@ -74,7 +70,7 @@ def start(ctl: Controller, t: Tracked, wl: m.Workload, running: bool) -> None:
 def _start_pod(
     ctl: Controller,
     t: Tracked,
-    wl: m.Workload,
+    wl: Workload,
     name: str,
     spec: Obj,
     node: str | None,
@@ -97,7 +93,7 @@ def _start_pod(
     return record
 
 
-def _write_pod(ctl: Controller, t: Tracked, wl: m.Workload, record: PodRecord, spec: Obj) -> None:
+def _write_pod(ctl: Controller, t: Tracked, wl: Workload, record: PodRecord, spec: Obj) -> None:
     """Job pods are created now; plain and StatefulSet pods exist and lose their gate."""
     owner = t.owner
     annotations = (
@@ -115,7 +111,7 @@ def _write_pod(ctl: Controller, t: Tracked, wl: m.Workload, record: PodRecord, s
     ctl.writer.merge(PODS, t.namespace, record.name, body)
 
 
-def _waits(t: Tracked, wl: m.Workload, record: PodRecord, now: int) -> list[PodWait]:
+def _waits(t: Tracked, wl: Workload, record: PodRecord, now: int) -> list[PodWait]:
     per_pod = wl.pod_sets[0].per_pod if wl.pod_sets else {}
     return [
         PodWait(t.namespace, record.name, record.container, resource, milli // 1000, now,
@@ -146,9 +142,7 @@ def gpu_container(spec: Obj) -> str:
     return containers[0].get("name", "main")
 
 
-def _allocate(
-    ctl: Controller, t: Tracked, wl: m.Workload, record: PodRecord
-) -> dict[str, list[int]]:
+def _allocate(ctl: Controller, t: Tracked, wl: Workload, record: PodRecord) -> dict[str, list[int]]:
     per_pod = wl.pod_sets[0].per_pod if wl.pod_sets else {}
     held: dict[str, list[int]] = {}
     for resource, milli in sorted(per_pod.items()):
@@ -175,7 +169,7 @@ def _allocate(
     return held
 
 
-def _resume_job(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
+def _resume_job(ctl: Controller, t: Tracked, wl: Workload) -> None:
     owner = t.owner
     selector, tolerations = pods.flavor_injection(wl.admission, ctl.sim.cluster.flavors)
     template = copy.deepcopy(owner.template)
@@ -228,7 +222,7 @@ def _job_condition(kind: str, status: str, reason: str, message: str, at: str) -
 # ----- stop (eviction) ---------------------------------------------------------
 
 
-def stop(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
+def stop(ctl: Controller, t: Tracked, wl: Workload) -> None:
     """Eviction: pods go away, the Job is suspended again, the loss is recorded."""
     owner = t.owner
     if owner is None:
@@ -246,7 +240,7 @@ def stop(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
     ctl.emit_event(owner_ref(t), "Stopped", message)
 
 
-def _eviction_message(wl: m.Workload) -> str:
+def _eviction_message(wl: Workload) -> str:
     for condition in (wl.obj.get("status") or {}).get("conditions") or ():
         if condition["type"] == "Evicted" and condition["status"] == "True":
             return condition["message"]
@@ -298,7 +292,7 @@ def create_gated_pods(ctl: Controller, owner: Owner, queue: str) -> None:
         ctl.writer.put_status(PODS, owner.namespace, name, pods.gated_status(ctl.clock.now_ms()))
 
 
-def _record_loss(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
+def _record_loss(ctl: Controller, t: Tracked, wl: Workload) -> None:
     """Work since the last checkpoint (or since the start) is lost on eviction."""
     started = next((r.start_ms for r in t.pods if r.start_ms is not None), None)
     if started is None:
@@ -314,7 +308,7 @@ def _record_loss(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
     t.checkpoint_ms = None
 
 
-def restore_progress(workloads: Iterable[m.Workload]) -> None:
+def restore_progress(workloads: Iterable[Workload]) -> None:
     """A rebuilt engine reads full durations; take off what checkpoints already saved."""
     for wl in workloads:
         saved = _annotation(wl, SAVED_WORK)
@@ -329,8 +323,8 @@ def hold(ctl: Controller, t: Tracked) -> None:
     holder = {"status": status, "metadata": {}}
     now = ctl.clock.now_ms()
     message = "The workload is on hold: its StatefulSet has zero replicas"
-    engine_status.set_condition(holder, "QuotaReserved", "False", "OnHold", message, now)
-    engine_status.set_condition(
+    set_condition(holder, "QuotaReserved", "False", "OnHold", message, now)
+    set_condition(
         holder, "Admitted", "False", "NoReservation", "The workload has no reservation", now
     )
     status.pop("admission", None)
@@ -338,7 +332,7 @@ def hold(ctl: Controller, t: Tracked) -> None:
     ctl.forget(t)
 
 
-def _annotation(wl: m.Workload, key: str) -> str | None:
+def _annotation(wl: Workload, key: str) -> str | None:
     return ((wl.obj.get("metadata") or {}).get("annotations") or {}).get(key)
 
 
@@ -355,7 +349,7 @@ def _annotate(ctl: Controller, t: Tracked, values: dict[str, str]) -> None:
 # ----- finish and checkpoints ---------------------------------------------------
 
 
-def finish(ctl: Controller, t: Tracked, wl: m.Workload) -> None:
+def finish(ctl: Controller, t: Tracked, wl: Workload) -> None:
     owner = t.owner
     if owner is None:
         return

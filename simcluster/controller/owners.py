@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from kueuemodel.parse import PRIORITY_LABEL, QUEUE_LABEL
+from kueuemodel import PRIORITY_LABEL, QUEUE_LABEL
 
 Obj = dict[str, Any]
 JOB, POD, STATEFULSET = "Job", "Pod", "StatefulSet"

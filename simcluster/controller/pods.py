@@ -6,8 +6,7 @@ import copy
 import hashlib
 from typing import Any
 
-from kueuemodel import model as m
-from kueuemodel.clock import format_timestamp
+from kueuemodel import Admission, ResourceFlavor, Toleration, format_timestamp
 
 from .owners import (
     ADMISSION_GATE,
@@ -40,7 +39,7 @@ def pod_names(owner: Owner, attempt: int) -> list[str]:
 
 
 def flavor_injection(
-    admission: m.Admission | None, flavors: dict[str, m.ResourceFlavor]
+    admission: Admission | None, flavors: dict[str, ResourceFlavor]
 ) -> tuple[dict[str, str], list[Obj]]:
     """nodeSelector and tolerations Kueue adds to the template on admission."""
     selector: dict[str, str] = {}
@@ -54,7 +53,7 @@ def flavor_injection(
     return selector, tolerations
 
 
-def _toleration(t: m.Toleration) -> Obj:
+def _toleration(t: Toleration) -> Obj:
     out = {"key": t.key, "operator": t.operator, "effect": t.effect}
     if t.value:
         out["value"] = t.value

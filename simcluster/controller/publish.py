@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kueuemodel import model as m
-from kueuemodel import reports
-from kueuemodel.clock import format_timestamp
+from kueuemodel import (
+    STOP_NONE,
+    Workload,
+    cluster_queue_status,
+    cohort_status,
+    format_timestamp,
+    local_queue_status,
+)
 from simcluster.server import resources
 
 if TYPE_CHECKING:
@@ -23,14 +28,14 @@ LOCAL_QUEUES = resources.by_key(resources.KUEUE_GROUP, "localqueues")
 COHORTS = resources.by_key(resources.KUEUE_GROUP, "cohorts")
 
 
-def on_transition(ctl: Controller, at_ms: int, kind: str, wl: m.Workload, cq: str) -> None:
+def on_transition(ctl: Controller, at_ms: int, kind: str, wl: Workload, cq: str) -> None:
     """Kueue observes the admission wait (queued or requeued -> admitted) per admission."""
     if kind == "admit":
         seconds = max(0, at_ms - wl.enqueued_ms) / 1000
         ctl.recorder.observe_wait(at_ms, cq, priority_class_of(wl), seconds)
 
 
-def priority_class_of(wl: m.Workload) -> str:
+def priority_class_of(wl: Workload) -> str:
     return ((wl.obj.get("spec") or {}).get("priorityClassRef") or {}).get("name", "")
 
 
@@ -71,26 +76,26 @@ def flush_pending(ctl: Controller) -> None:
 def queues(ctl: Controller) -> None:
     cluster = ctl.sim.cluster
     for name in sorted(cluster.cluster_queues):
-        _publish(ctl, CLUSTER_QUEUES, "", name, reports.cluster_queue_status(cluster, name))
+        _publish(ctl, CLUSTER_QUEUES, "", name, cluster_queue_status(cluster, name))
     for key in sorted(cluster.local_queues):
         namespace, name = key.split("/", 1)
-        status = reports.local_queue_status(cluster, namespace, name)
+        status = local_queue_status(cluster, namespace, name)
         status["conditions"] = [_active_lq(ctl, cluster, key)]
         _publish(ctl, LOCAL_QUEUES, namespace, name, status)
     for name in sorted(cluster.cohorts):
-        status = reports.cohort_status(cluster, name)
+        status = cohort_status(cluster, name)
         if status:
             _publish(ctl, COHORTS, "", name, status)
 
 
 def _active_lq(ctl: Controller, cluster: Any, key: str) -> Obj:
     lq = cluster.local_queues[key]
-    ok = lq.cluster_queue in cluster.cluster_queues and lq.stop_policy == m.STOP_NONE
+    ok = lq.cluster_queue in cluster.cluster_queues and lq.stop_policy == STOP_NONE
     reason, message = (
         ("Ready", "Can submit new workloads to localQueue")
         if ok
         else (
-            "ClusterQueueDoesNotExist" if lq.stop_policy == m.STOP_NONE else "Stopped",
+            "ClusterQueueDoesNotExist" if lq.stop_policy == STOP_NONE else "Stopped",
             "Can't submit new workloads to clusterQueue",
         )
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kueuemodel import model as m
+from kueuemodel import Workload
 
 from .owners import Owner
 
@@ -49,7 +49,7 @@ class Tracked:
         return f"{self.namespace}/{self.name}"
 
 
-def run_phase(wl: m.Workload) -> str:
+def run_phase(wl: Workload) -> str:
     """Where the workload is in its life, as its pods would show it."""
     if wl.finished:
         return FINISHED
@@ -60,6 +60,6 @@ def run_phase(wl: m.Workload) -> str:
     return RUNNING if wl.started_ms is not None else UNPLACED
 
 
-def phase_of(wl: m.Workload) -> tuple[str, int, int | None]:
+def phase_of(wl: Workload) -> tuple[str, int, int | None]:
     """What a change of run, attempt or start time is detected by."""
     return (run_phase(wl), wl.evictions, wl.started_ms)

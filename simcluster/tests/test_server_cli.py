@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import types
 import urllib.request
 
 import pytest
@@ -92,19 +91,30 @@ def test_token_can_be_required_for_client_only_setups(tmp_path):
         server.stop()
 
 
-def test_run_dispatches_to_the_scenario_engine(monkeypatch):
-    seen = []
-    fake = types.ModuleType("kueuemodel.scenario")
-    fake.main = lambda argv: seen.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "kueuemodel.scenario", fake)
-    assert main(["run", "scenario.yaml", "--fast"]) == 0
-    assert seen == [["scenario.yaml", "--fast"]]
+def test_run_prints_the_workloads_the_scenario_ends_with(capsys):
+    # Two workloads that each take the queue's whole quota: one is admitted at once,
+    # the other stays pending for as long as the first runs (its run time is 1h, the
+    # run stops after 10 minutes of virtual time).
+    scenario = REPO / "kueuemodel" / "tests" / "scenarios" / "finish_then_next.yaml"
+    assert main(["run", str(scenario), "--until", "10m"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    admitted = {
+        item["metadata"]["name"]
+        for item in listing["items"]
+        if any(
+            c["type"] == "Admitted" and c["status"] == "True"
+            for c in item.get("status", {}).get("conditions", [])
+        )
+    }
+    assert listing["kind"] == "List"
+    assert admitted == {"first"}
 
 
-def test_run_without_an_engine_exits_2(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "kueuemodel.scenario", None)
-    assert main(["run"]) == 2
-    assert "not available" in capsys.readouterr().err
+def test_run_with_a_bad_flag_exits_2(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "scenario.yaml", "--fast"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --fast" in capsys.readouterr().err
 
 
 def test_unknown_commands_exit_2():

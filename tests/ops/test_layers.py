@@ -55,6 +55,59 @@ def test_a_package_imports_only_what_its_layer_allows(package):
     assert breaches == []
 
 
+def public_api() -> set[str]:
+    """The names ``kueuemodel/__init__.py`` lists in ``__all__``, read from its source."""
+    tree = ast.parse((ROOT / "kueuemodel" / "__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("kueuemodel/__init__.py has no __all__")
+
+
+def private_model_imports(path: Path, public: set[str]) -> set[str]:
+    """Imports of ``kueuemodel`` that go past its public API (a submodule, or a name
+    ``__all__`` does not list)."""
+    breaches = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            breaches |= {a.name for a in node.names if a.name.startswith("kueuemodel.")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.startswith("kueuemodel."):
+                breaches.add(node.module)
+            elif node.module == "kueuemodel":
+                breaches |= {f"kueuemodel.{a.name}" for a in node.names if a.name not in public}
+    return breaches
+
+
+@pytest.mark.parametrize(
+    "package", [*sorted(RULES.keys() - {"kueuemodel"}), "realcluster", "bench"]
+)
+def test_outside_kueuemodel_only_its_public_api_is_imported(package):
+    public = public_api()
+    breaches = sorted(
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sources(package)
+        for name in private_model_imports(path, public)
+    )
+    assert breaches == []
+
+
+def test_the_public_api_rule_sees_submodules_and_unlisted_names(tmp_path):
+    module = tmp_path / "planted.py"
+    module.write_text(
+        "from kueuemodel import Simulation, model\n"
+        "from kueuemodel.clock import parse_timestamp\n"
+        "def late():\n    import kueuemodel.quota\n    import kueuemodel\n"
+    )
+    assert private_model_imports(module, public_api()) == {
+        "kueuemodel.model",
+        "kueuemodel.clock",
+        "kueuemodel.quota",
+    }
+
+
 def test_the_rules_see_function_level_imports(tmp_path):
     module = tmp_path / "hidden.py"
     module.write_text("def late():\n    from simcluster import demo\n    import apps.jobs\n")

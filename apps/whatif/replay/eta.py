@@ -14,8 +14,7 @@ from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import DURATION_ANNOTATION
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import TraceWorkload
-from kueuemodel import Simulation
-from kueuemodel.clock import parse_timestamp
+from kueuemodel import Simulation, parse_timestamp
 
 DEFAULT_RUN_MS = 3_600_000
 # A job already running longer than expected is assumed to need a tenth more.

@@ -52,6 +52,22 @@ def _wait(wl: TraceWorkload, admitted: int | None, end_ms: int) -> float:
     return max(0, until - wl.created_ms) / 1000
 
 
+def wait_noise_s(measured: Fidelity) -> float:
+    """The noise band of a team's wait figures: the larger of how far the unchanged
+    policy's replayed p95 wait is from the recorded one and the mean absolute error of
+    its workloads' waits. A difference between two replays no larger than this is
+    within what the model gets wrong on this history anyway."""
+    return max(measured.p95_wait_error_s or 0.0, measured.mean_abs_error_s or 0.0)
+
+
+def fidelity_by_team(trace: list[TraceWorkload], result: ReplayResult) -> dict[str, Fidelity]:
+    """``fidelity`` per team, over the team's own workloads."""
+    teams: dict[str, list[TraceWorkload]] = {}
+    for wl in trace:
+        teams.setdefault(wl.team, []).append(wl)
+    return {team: fidelity(workloads, result) for team, workloads in sorted(teams.items())}
+
+
 def fidelity(trace: list[TraceWorkload], result: ReplayResult) -> Fidelity:
     pairs = wait_pairs(trace, result)
     errors = [abs(replayed - recorded) for recorded, replayed in pairs]

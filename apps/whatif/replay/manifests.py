@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from apps.whatif.replay.trace import PodSetSpec, TraceWorkload
-from kueuemodel.clock import format_timestamp
-from kueuemodel.parse import DURATION_ANNOTATION  # how long the model runs a workload
+from kueuemodel import (
+    DURATION_ANNOTATION,
+    format_timestamp,
+)  # DURATION_ANNOTATION: how long the model runs a workload
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 # Kueue's Configuration with fair sharing on and its default preemption strategies

@@ -139,49 +139,78 @@ def _still_waiting(trace: list[TraceWorkload], result: ReplayResult) -> dict[str
 
 @dataclass(frozen=True)
 class TeamComparison:
-    """One team under the current and the proposed policy, and the verdict."""
+    """One team under the current and the proposed policy, and the verdict.
+
+    ``wait_noise_s`` is how far the model's waits for this team are off on the replayed
+    history (``fidelity.wait_noise_s``): a p95 wait difference inside it is no verdict.
+    """
 
     team: str
     current: dict
     proposed: dict
-    verdict: str  # "gains", "loses", "mixed" or "unchanged"
+    verdict: str  # "gains", "loses", "mixed", "unchanged" or "within_noise"
+    wait_noise_s: float = 0.0
+
+    @property
+    def verdict_text(self) -> str:
+        return verdict_text(self.verdict, self.wait_noise_s)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "verdict_text": self.verdict_text}
 
 
-def compare(current: dict[str, dict], proposed: dict[str, dict]) -> list[TeamComparison]:
-    """Side by side per team (metrics as dicts), with who gains and who loses."""
-    teams = sorted(set(current) | set(proposed))
+def compare(
+    current: dict[str, dict], proposed: dict[str, dict], noise_s: dict[str, float] | None = None
+) -> list[TeamComparison]:
+    """Side by side per team (metrics as dicts), with who gains and who loses beyond
+    each team's noise band (``noise_s``: team → seconds; none given is no noise)."""
+    teams, noise_s = sorted(set(current) | set(proposed)), noise_s or {}
     return [
         TeamComparison(
             t,
             current.get(t, {}),
             proposed.get(t, {}),
-            verdict(current.get(t, {}), proposed.get(t, {})),
+            verdict(current.get(t, {}), proposed.get(t, {}), noise_s.get(t, 0.0)),
+            noise_s.get(t, 0.0),
         )
         for t in teams
     ]
 
 
-def verdict(before: dict, after: dict) -> str:
-    signals = {_wait_signal(before.get("p95_wait_s"), after.get("p95_wait_s"))}
-    signals.add(_share_signal(before.get("received_share"), after.get("received_share")))
-    signals.discard(0)
+WITHIN_NOISE = "noise"
+
+
+def verdict(before: dict, after: dict, noise_s: float = 0.0) -> str:
+    """*gains* / *loses* / *mixed* on p95 wait and received share; *within_noise* when the
+    only difference is a p95 wait change no larger than ``noise_s``; else *unchanged*."""
+    wait = _wait_signal(before.get("p95_wait_s"), after.get("p95_wait_s"), noise_s)
+    signals = {wait, _share_signal(before.get("received_share"), after.get("received_share"))}
+    signals -= {0, WITHIN_NOISE}
     if not signals:
-        return "unchanged"
+        return "within_noise" if wait == WITHIN_NOISE else "unchanged"
     if signals == {1}:
         return "gains"
     return "loses" if signals == {-1} else "mixed"
 
 
-def _wait_signal(before: float | None, after: float | None) -> int:
+def verdict_text(verdict: str, noise_s: float) -> str:
+    """The verdict as the page and the API say it."""
+    if verdict == "within_noise":
+        return f"within noise (±{noise_s:.0f} s)"
+    return verdict
+
+
+def _wait_signal(before: float | None, after: float | None, noise_s: float = 0.0) -> int | str:
+    """1 shorter, -1 longer, 0 the same (rounding), ``WITHIN_NOISE`` a change the
+    model's own error on this history could make."""
     if before is None or after is None:
         return 0
-    margin = max(WAIT_MARGIN_S, WAIT_MARGIN_RATIO * before)
-    if after < before - margin:
-        return 1
-    return -1 if after > before + margin else 0
+    change = abs(after - before)
+    if change <= max(WAIT_MARGIN_S, WAIT_MARGIN_RATIO * before):
+        return 0
+    if change <= noise_s:
+        return WITHIN_NOISE
+    return 1 if after < before else -1
 
 
 def _share_signal(before: float | None, after: float | None) -> int:

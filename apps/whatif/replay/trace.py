@@ -32,6 +32,8 @@ class TraceWorkload:
     ``work_ms`` is the run time it needs without interruptions (None: unknown, it
     then runs to the end of the replay). ``recorded_admit_ms`` is its first
     admission in the record (None: never admitted inside the window).
+    ``recorded_runs`` are its recorded runs, (start, end) in ms, end None while it
+    still runs (empty: not known, e.g. a trace made up in a test).
     """
 
     uid: str
@@ -46,6 +48,7 @@ class TraceWorkload:
     checkpoint_ms: int | None = None
     priority_class: str = ""
     recorded_admit_ms: int | None = None
+    recorded_runs: tuple[tuple[int, int | None], ...] = ()
 
     @property
     def gpus(self) -> int:

@@ -97,3 +97,18 @@ def recorded(objects: list[dict], trace: list[TraceWorkload], days: int = 2) -> 
 
 def objects(queues: list[dict], *, fair_sharing: bool = False) -> list[dict]:
     return policy_objects(state(queues), fair_sharing=fair_sharing)
+
+
+def team_workload(name: str, team: str, created_ms: int, pod_sets, **recorded) -> TraceWorkload:
+    """A hand-written workload of ``team`` (namespace ``team-<team>``, queue ``<team>``)."""
+    return TraceWorkload(
+        uid=name,
+        namespace=f"team-{team}",
+        name=name,
+        team=team,
+        queue=team,
+        priority=0,
+        created_ms=created_ms,
+        pod_sets=pod_sets,
+        **recorded,
+    )

@@ -32,6 +32,10 @@ def test_the_adapter_reads_back_the_recorded_history(recorded):
     first = recorded[0]
     assert trace[first.name].work_ms == first.work_ms
     assert trace[first.name].created_ms == first.created_ms >= run_start
+    # The recorded runs come along (contention is read from them).
+    runs = trace[first.name].recorded_runs
+    assert runs and runs[0][0] == trace[first.name].recorded_admit_ms
+    assert runs[-1][1] - runs[-1][0] == first.work_ms
 
 
 def test_unchanged_policy_replay_reproduces_recorded_waits(
@@ -45,6 +49,27 @@ def test_unchanged_policy_replay_reproduces_recorded_waits(
     assert fidelity["mean_abs_error_s"] <= 60
     teams = {t["team"]: t for t in run.result["teams"]}
     assert teams["vision"]["verdict"] == "unchanged"
+    # Each team's noise band is its own unchanged-policy error on this history.
+    by_team = run.result["fidelity_by_team"]
+    assert set(by_team) == {"vision", "nlp"}
+    assert sum(f["compared"] for f in by_team.values()) == fidelity["compared"]
+    for team, row in teams.items():
+        f = by_team[team]
+        assert row["wait_noise_s"] == max(f["p95_wait_error_s"], f["mean_abs_error_s"])
+
+
+def test_a_weight_only_draft_with_fair_sharing_off_says_it_cannot_matter(
+    admin, recorded, eager_celery, django_capture_on_commit_callbacks, client
+):
+    run = _run(admin, {"vision": {"fair_weight": "3"}}, django_capture_on_commit_callbacks)
+    assert run.status == RunStatus.DONE
+    assert run.result["weights"]["can_matter"] is False
+    assert {t["verdict"] for t in run.result["teams"]} == {"unchanged"}
+    client.force_login(admin)
+    page = client.get(f"/whatif/{run.pk}/").content.decode()
+    assert "fair sharing is off in this" in page
+    api = client.get(f"/api/v1/whatif/{run.pk}/").json()
+    assert "Kueue ignores weights" in api["result"]["weights"]["why"]
 
 
 def test_doubling_a_quota_shows_that_team_gaining(

@@ -1,0 +1,187 @@
+"""What-if fidelity on a history the replay engine did not produce: the demo week.
+
+The simulated cluster builds the demo week (``simcluster/demo.py``, seed 1) in virtual
+time through its live server path: nodes, pods, pod start and stop, gangs, Jobs and
+notebook StatefulSets, the 1 s requeue batch. The Workload watch stream it publishes
+is recorded into a scratch database by the reports app's recorder code, two ways:
+
+- ``watched``: every ADDED/MODIFIED/DELETED event, as a recorder that watches while
+  the week happens sees it (preemptions and re-admissions kept);
+- ``one-pass``: only the Workloads as they are at the end (what a recorder started
+  after the week sees: a preempted and re-admitted workload looks like one long wait).
+
+Then the what-if's own path replays the unchanged demo policy (the portal's, rendered
+by ``apps.queues.kueue``) over that history and compares each team's waits with the
+recorded ones. Targets (issue #14): per team, replayed p95 wait within 10 % of the
+recorded p95, and mean absolute wait error below 10 % of the mean recorded wait.
+
+    .venv/bin/python bench/whatif_fidelity.py [--days 7] [--seed 1] [--grid-ms 30000 --grid-ms 1000]
+
+Uses (and recreates) the scratch PostgreSQL database ``qm_bench_whatif_fidelity``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import os
+import signal
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+ADMIN_DB = "postgres://postgres@127.0.0.1:5432/postgres"
+BENCH_DB = "qm_bench_whatif_fidelity"
+START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+DAY_MS = 86_400_000
+WORKLOADS = ("kueue.x-k8s.io", "workloads")
+
+
+def _recreate_database() -> str:
+    import psycopg
+
+    with psycopg.connect(ADMIN_DB, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    return f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}"
+
+
+def _setup_django(url: str, data_dir: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ["QM_DATA_DIR"] = data_dir
+    os.environ["QM_CLUSTER_SYNC"] = "false"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from portal.demo import load_everything
+
+    load_everything()
+
+
+def generate_week(days: float, seed: int) -> tuple[list[tuple[str, dict]], list[dict]]:
+    """The demo week from the simulated cluster: (Workload watch stream, final Workloads)."""
+    from simcluster.controller import attach
+    from simcluster.demo import seed_history
+    from simcluster.server import SimServer
+
+    server = SimServer()
+    controller = attach(server, "virtual", start_ms=START_MS, run=False)
+    store, stream, seen = server.cluster.store, [], [0]
+    advance = controller.advance_to
+
+    def advance_and_watch(target_ms: int, publish_queues: bool = True) -> int:
+        now = advance(target_ms, publish_queues)
+        # Raises if the store's bounded event history dropped events we did not read.
+        events, seen[0] = store.events_after(seen[0], WORKLOADS)
+        stream.extend((e.type, e.obj) for e in events)
+        return now
+
+    controller.advance_to = advance_and_watch
+    seed_history(controller, days, seed=seed)
+    return stream, store.list(WORKLOADS)
+
+
+def record(events: list[tuple[str, dict]], end: datetime) -> int:
+    from django.db import connection
+
+    from apps.reports.models import WorkloadRecord
+    from apps.reports.services.history import record_workload_events
+
+    with connection.cursor() as cursor:  # the scratch database's history, and what hangs off it
+        cursor.execute(f"TRUNCATE {WorkloadRecord._meta.db_table} CASCADE")
+    return sum(
+        record_workload_events(events[i : i + 500], at=end) for i in range(0, len(events), 500)
+    )
+
+
+def measure(start: datetime, end: datetime, grid_ms: int) -> tuple[dict, int, float]:
+    """Per team: recorded vs replayed p95 and mean wait, MAE, under the unchanged policy."""
+    from apps.queues.reconcile.desired import load_state
+    from apps.whatif import history
+    from apps.whatif.policies import fair_sharing_enabled, policy_objects
+    from apps.whatif.replay.engine import replay
+    from apps.whatif.replay.fidelity import fidelity_by_team, wait_pairs
+    from apps.whatif.replay.trace import Window
+
+    trace = history.load_trace(start, end)
+    window = Window(history.ms(start), history.ms(end))
+    objects = policy_objects(load_state(), fair_sharing=fair_sharing_enabled())
+    began = time.perf_counter()
+    result = replay(objects, trace, window, grid_ms=grid_ms)
+    seconds = time.perf_counter() - began
+    rows = {}
+    for team, f in fidelity_by_team(trace, result).items():
+        pairs = wait_pairs([w for w in trace if w.team == team], result)
+        recorded_mean = sum(r for r, _ in pairs) / len(pairs) if pairs else 0.0
+        rows[team] = (f, recorded_mean)
+    return rows, len(trace), seconds
+
+
+def _pct(part: float | None, whole: float | None) -> str:
+    if part is None or not whole:
+        return "n/a"
+    return f"{100 * part / whole:.0f} %"
+
+
+def report(label: str, rows: dict, workloads: int, seconds: float) -> None:
+    print(f"\n{label}: {workloads} GPU workloads replayed in {seconds:.1f} s")
+    print(
+        "| team | workloads | recorded p95 (s) | replayed p95 (s) | p95 error | "
+        "mean wait (s) | MAE (s) | MAE / mean | targets |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for team, (f, recorded_mean) in rows.items():
+        p95_ok = f.p95_wait_error_s is not None and (
+            f.p95_wait_error_s <= 0.10 * (f.recorded_p95_wait_s or 0)
+        )
+        mae_ok = f.mean_abs_error_s is not None and f.mean_abs_error_s < 0.10 * recorded_mean
+        met = "met" if p95_ok and mae_ok else "p95 " + ("met" if p95_ok else "missed")
+        met += "" if p95_ok and mae_ok else ", MAE " + ("met" if mae_ok else "missed")
+        print(
+            f"| {team} | {f.compared} | {f.recorded_p95_wait_s:.0f} | {f.replayed_p95_wait_s:.0f} "
+            f"| {_pct(f.p95_wait_error_s, f.recorded_p95_wait_s)} | {recorded_mean:.0f} "
+            f"| {f.mean_abs_error_s:.0f} | {_pct(f.mean_abs_error_s, recorded_mean)} | {met} |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--days", type=float, default=7)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--grid-ms", type=int, action="append", help="replay grid(s); default the product's 30 s"
+    )
+    args = parser.parse_args()
+    faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid> prints where it is
+    import tempfile
+
+    _setup_django(_recreate_database(), tempfile.mkdtemp())
+    print(f"portal set up; load average {os.getloadavg()[0]:.2f}")
+    began = time.perf_counter()
+    stream, final = generate_week(args.days, args.seed)
+    print(
+        f"demo week (seed {args.seed}, {args.days:g} days): {len(final)} Workloads, "
+        f"{len(stream)} watch events, built in {time.perf_counter() - began:.1f} s; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+    start = datetime.fromtimestamp(START_MS / 1000, tz=UTC)
+    end = datetime.fromtimestamp((START_MS + int(args.days * DAY_MS)) / 1000, tz=UTC)
+    for label, events in (
+        ("watched (recorder watching while the week happens)", stream),
+        ("one-pass (recorder started after the week)", [("ADDED", o) for o in final]),
+    ):
+        record(events, end)
+        for grid_ms in args.grid_ms or [30_000]:
+            report(f"{label}, {grid_ms / 1000:g} s grid", *measure(start, end, grid_ms))
+    print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
