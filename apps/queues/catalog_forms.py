@@ -257,7 +257,7 @@ def _lines_field(help_text: str, *, required: bool = False) -> forms.CharField:
 class FlavorForm(_CatalogForm):
     model = ResourceFlavor
     name = forms.CharField(max_length=253)
-    gpu_model = forms.CharField(max_length=100, required=False)
+    gpu_model = forms.CharField(label="GPU model", max_length=100, required=False)
     description = forms.CharField(
         max_length=2000, required=False, widget=forms.Textarea({"rows": 2})
     )
