@@ -144,3 +144,10 @@ def test_no_one_but_a_platform_admin_gets_in(client, team, admin, persona, reque
         assert client.post(url, form).status_code == 403, url
     assert (AuditEntry.objects.count(), Membership.objects.count()) == before
     assert "Administration" not in client.get("/").content.decode()
+
+
+def test_the_team_page_links_admins_to_its_administration(client, team, admin, lead):
+    client.force_login(admin)
+    assert 'href="/administration/teams/vision/"' in client.get("/teams/vision/").content.decode()
+    client.force_login(lead)
+    assert "/administration/" not in client.get("/teams/vision/").content.decode()
