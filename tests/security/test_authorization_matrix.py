@@ -145,7 +145,27 @@ MATRIX: dict[str, list[tuple]] = {
             (U, 403, 403, 403, 201, 403),
         ),
     ],
-    "team-detail": [("get", "/api/v1/teams/vision/", None, (U, 200, 200, 200, 200, 200))],
+    "team-detail": [
+        ("get", "/api/v1/teams/vision/", None, (U, 200, 200, 200, 200, 200)),
+        ("patch", "/api/v1/teams/vision/", {"display_name": "V"}, (U, 403, 403, 403, 200, 403)),
+    ],
+    "team-members": [
+        (
+            "post",
+            "/api/v1/teams/vision/members/",
+            {"username": "otherlead", "role": "scientist"},
+            (U, 403, 403, 403, 201, 403),
+        )
+    ],
+    "team-member": [
+        (
+            "put",
+            "/api/v1/teams/vision/members/scientist/",
+            {"role": "lead"},
+            (U, 403, 403, 403, 200, 403),
+        ),
+        ("delete", "/api/v1/teams/vision/members/scientist/", None, (U, 403, 403, 403, 204, 403)),
+    ],
     "team-envelope": [
         ("get", "/api/v1/teams/vision/envelope/", None, (U, 200, 200, 200, 200, 200)),
         (
