@@ -23,7 +23,7 @@ urlpatterns = [
     path("cluster/import/", sync_views.cluster_import, name="cluster-import"),
     # --- administration (platform admins) ---
     path("administration/", admin.index, name="admin"),
-    path("administration/teams/new/", admin.team_new, name="admin-team-new"),
+    path("administration/teams/", admin.team_new, name="admin-team-new"),
     path("administration/teams/<slug:slug>/", admin.team_edit, name="admin-team"),
     path(
         "administration/teams/<slug:slug>/envelope/",
@@ -45,10 +45,10 @@ urlpatterns = [
         admin.member_remove,
         name="admin-member-remove",
     ),
-    path("administration/flavors/new/", admin.flavor_page, name="admin-flavor-new"),
+    path("administration/flavors/", admin.flavor_page, name="admin-flavor-new"),
     path("administration/flavors/<str:name>/", admin.flavor_page, name="admin-flavor"),
-    path("administration/cohorts/new/", admin.cohort_page, name="admin-cohort-new"),
+    path("administration/cohorts/", admin.cohort_page, name="admin-cohort-new"),
     path("administration/cohorts/<str:name>/", admin.cohort_page, name="admin-cohort"),
-    path("administration/tiers/new/", admin.tier_page, name="admin-tier-new"),
+    path("administration/tiers/", admin.tier_page, name="admin-tier-new"),
     path("administration/tiers/<str:name>/", admin.tier_page, name="admin-tier"),
 ]

@@ -76,8 +76,8 @@ MATRIX: dict[str, list[tuple]] = {
     # --- administration pages: platform admins only ({sci} is vision's scientist) -----
     "queues:admin": [("get", "/administration/", None, ADMIN_PAGE)],
     "queues:admin-team-new": [
-        ("get", "/administration/teams/new/", None, ADMIN_PAGE),
-        ("post", "/administration/teams/new/", {"slug": "speech", "display_name": "S"}, ADMIN_POST),
+        ("get", "/administration/teams/", None, ADMIN_PAGE),
+        ("post", "/administration/teams/", {"slug": "speech", "display_name": "S"}, ADMIN_POST),
     ],
     "queues:admin-team": [
         ("get", "/administration/teams/vision/", None, ADMIN_PAGE),
@@ -107,10 +107,10 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/administration/teams/vision/members/{sci}/remove/", {}, ADMIN_POST)
     ],
     "queues:admin-flavor-new": [
-        ("get", "/administration/flavors/new/", None, ADMIN_PAGE),
+        ("get", "/administration/flavors/", None, ADMIN_PAGE),
         (
             "post",
-            "/administration/flavors/new/",
+            "/administration/flavors/",
             {"name": "l4", "capacity": "nvidia.com/gpu=8"},
             ADMIN_POST,
         ),
@@ -120,16 +120,16 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/administration/flavors/h100/", {"capacity": "nvidia.com/gpu=72"}, ADMIN_POST),
     ],
     "queues:admin-cohort-new": [
-        ("get", "/administration/cohorts/new/", None, ADMIN_PAGE),
-        ("post", "/administration/cohorts/new/", {"name": "extra", "fair_weight": "1"}, ADMIN_POST),
+        ("get", "/administration/cohorts/", None, ADMIN_PAGE),
+        ("post", "/administration/cohorts/", {"name": "extra", "fair_weight": "1"}, ADMIN_POST),
     ],
     "queues:admin-cohort": [
         ("get", "/administration/cohorts/research/", None, ADMIN_PAGE),
         ("post", "/administration/cohorts/research/", {"fair_weight": "2"}, ADMIN_POST),
     ],
     "queues:admin-tier-new": [
-        ("get", "/administration/tiers/new/", None, ADMIN_PAGE),
-        ("post", "/administration/tiers/new/", {"name": "p9", "value": "1"}, ADMIN_POST),
+        ("get", "/administration/tiers/", None, ADMIN_PAGE),
+        ("post", "/administration/tiers/", {"name": "p9", "value": "1"}, ADMIN_POST),
     ],
     "queues:admin-tier": [
         ("get", "/administration/tiers/p2-standard/", None, ADMIN_PAGE),

@@ -31,7 +31,7 @@ def test_admin_creates_a_flavor_with_labels_taints_and_tolerations(client, admin
         "node_taints": "gpu=l4:NoSchedule",
         "tolerations": "gpu=l4:NoSchedule\nmaintenance:NoExecute:300",
     }
-    response = client.post("/administration/flavors/new/", form)
+    response = client.post("/administration/flavors/", form)
     assert response.status_code == 302 and response["Location"] == "/administration/flavors/l4/"
     flavor = ResourceFlavor.objects.get(name="l4")
     assert capacity_of("l4") == {"nvidia.com/gpu": "8", "cpu": "96"}
@@ -131,9 +131,7 @@ def test_capacity_below_held_quota_needs_an_override_reason(client, queue, admin
 
 def test_a_new_flavor_may_not_take_an_existing_name(client, catalog):
     client.force_login(catalog)
-    response = client.post(
-        "/administration/flavors/new/", flavor_form(name="h100", capacity="cpu=1")
-    )
+    response = client.post("/administration/flavors/", flavor_form(name="h100", capacity="cpu=1"))
     assert response.status_code == 400
     assert "Name: a resource flavor named 'h100' already exists; edit it instead" in text(response)
     assert capacity_of("h100") == {"nvidia.com/gpu": "64"}

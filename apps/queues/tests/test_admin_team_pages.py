@@ -17,7 +17,7 @@ def text(response) -> str:
 def test_admin_creates_a_team(client, catalog):
     client.force_login(catalog)
     form = {"slug": "speech", "display_name": "Speech", "cost_center": "cc-42"}
-    response = client.post("/administration/teams/new/", form)
+    response = client.post("/administration/teams/", form)
     assert response.status_code == 302 and response["Location"] == "/administration/teams/speech/"
     team = Team.objects.get(slug="speech")
     assert team.display_name == "Speech" and team.cost_center == "cc-42"
@@ -29,7 +29,7 @@ def test_admin_creates_a_team(client, catalog):
 def test_a_bad_slug_is_named_and_nothing_is_written(client, catalog):
     client.force_login(catalog)
     before = AuditEntry.objects.count()
-    response = client.post("/administration/teams/new/", {"slug": "Bad_Slug", "display_name": "B"})
+    response = client.post("/administration/teams/", {"slug": "Bad_Slug", "display_name": "B"})
     assert response.status_code == 400
     assert "Slug: must be a DNS-1123 label" in text(response)
     assert not Team.objects.filter(slug="Bad_Slug").exists()
@@ -39,7 +39,7 @@ def test_a_bad_slug_is_named_and_nothing_is_written(client, catalog):
 def test_a_namespace_of_another_team_is_refused(client, team, admin):
     client.force_login(admin)
     form = {"slug": "speech", "display_name": "Speech", "namespaces": "team-vision"}
-    response = client.post("/administration/teams/new/", form)
+    response = client.post("/administration/teams/", form)
     assert response.status_code == 400
     assert "Namespaces: namespace 'team-vision' already belongs to another team" in text(response)
     assert not Team.objects.filter(slug="speech").exists()
@@ -135,7 +135,7 @@ def test_no_one_but_a_platform_admin_gets_in(client, team, admin, persona, reque
     assert client.get("/administration/").status_code == 403
     assert client.get("/administration/teams/vision/").status_code == 403
     posts = {
-        "/administration/teams/new/": {"slug": "x", "display_name": "X"},
+        "/administration/teams/": {"slug": "x", "display_name": "X"},
         "/administration/teams/vision/": {"display_name": "Mine"},
         "/administration/teams/vision/members/add/": {"username": user.username, "role": "lead"},
         f"/administration/teams/vision/members/{scientist.pk}/remove/": {},
@@ -151,3 +151,13 @@ def test_the_team_page_links_admins_to_its_administration(client, team, admin, l
     assert 'href="/administration/teams/vision/"' in client.get("/teams/vision/").content.decode()
     client.force_login(lead)
     assert "/administration/" not in client.get("/teams/vision/").content.decode()
+
+
+def test_a_team_may_be_called_new(client, catalog):
+    # Create forms live on the collection URL, so no slug collides with them.
+    client.force_login(catalog)
+    assert (
+        client.post("/administration/teams/", {"slug": "new", "display_name": "N"}).status_code
+        == 302
+    )
+    assert client.get("/administration/teams/new/").context["team"].slug == "new"
