@@ -53,6 +53,11 @@ def admin_only(view: Callable) -> Callable:
     return guarded
 
 
+def _posted(request: HttpRequest):
+    """The form data of a POST (bound even when empty, so missing fields are named)."""
+    return request.POST if request.method == "POST" else None
+
+
 def _saved(form, save: Callable, fields=None):
     """Run ``save`` if the form is valid; a service's rule breaks go onto the form."""
     if not form.is_valid():
@@ -89,7 +94,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 @admin_only
 def team_new(request: HttpRequest) -> HttpResponse:
-    form = TeamCreateForm(request.POST or None)
+    form = TeamCreateForm(_posted(request))
     save = lambda _: services.create_team(**form.arguments(), actor=request.user)  # noqa: E731
     done = lambda team: reverse("queues:admin-team", args=[team.slug])  # noqa: E731
     return _form_page(request, form, save, done=done, template="team_new.html", context={})
@@ -105,7 +110,7 @@ def _team_page(request, team, *, form=None, add_form=None) -> HttpResponse:
         "team": team,
         "form": form or TeamEditForm(initial=_team_initial(team)),
         "add_form": add_form or MemberAddForm(),
-        "members": [(m, MemberRoleForm(initial={"role": m.role})) for m in members],
+        "members": [(m, MemberRoleForm(initial={"role": m.role}, auto_id=False)) for m in members],
         "history": AuditEntry.objects.filter(team=team)[:20],
     }
     return _page(request, "team.html", context)
@@ -118,7 +123,7 @@ def _team_initial(team: Team) -> dict:
 @admin_only
 def team_edit(request: HttpRequest, slug: str) -> HttpResponse:
     team = _team(slug)
-    form = TeamEditForm(request.POST or None, initial=_team_initial(team))
+    form = TeamEditForm(_posted(request), initial=_team_initial(team))
     if request.method == "POST":
         save = lambda data: services.update_team(team=team, **data, actor=request.user)  # noqa: E731
         if _saved(form, save):
@@ -185,7 +190,7 @@ def envelope_edit(request: HttpRequest, slug: str) -> HttpResponse:
     team = _team(slug)
     envelope = getattr(team, "envelope", None)
     initial = EnvelopeForm.initial_from(envelope)
-    form = EnvelopeForm(request.POST or None, initial=initial, grid=_envelope_grid())
+    form = EnvelopeForm(_posted(request), initial=initial, grid=_envelope_grid())
     if request.method == "POST" and form.is_valid():
         limits = form.limits()
 
@@ -231,7 +236,7 @@ def flavor_page(request: HttpRequest, name: str | None = None) -> HttpResponse:
     flavors = ResourceFlavor.objects.prefetch_related("capacities")
     flavor = get_object_or_404(flavors, name=name) if name else None
     initial = FlavorForm.initial_from(flavor) if flavor else {}
-    form = FlavorForm(request.POST or None, initial=initial, editing=bool(flavor))
+    form = FlavorForm(_posted(request), initial=initial, editing=bool(flavor))
     save = lambda data: services.save_flavor(**{"name": name, **data}, actor=request.user)  # noqa: E731
     context = {"flavor": flavor, "history": _history(flavor)}
     return _form_page(request, form, save, done=_to_flavor, template="flavor.html", context=context)
@@ -241,7 +246,7 @@ def flavor_page(request: HttpRequest, name: str | None = None) -> HttpResponse:
 def cohort_page(request: HttpRequest, name: str | None = None) -> HttpResponse:
     cohort = get_object_or_404(Cohort.objects.select_related("parent"), name=name) if name else None
     form = CohortForm(
-        request.POST or None,
+        _posted(request),
         initial=_cohort_initial(cohort),
         parents=list(Cohort.objects.exclude(name=name).values_list("name", flat=True)),
         editing=bool(cohort),
@@ -262,7 +267,7 @@ def _cohort_initial(cohort: Cohort | None) -> dict:
 def tier_page(request: HttpRequest, name: str | None = None) -> HttpResponse:
     tier = get_object_or_404(PriorityTier, name=name) if name else None
     initial = {"value": tier.value, "description": tier.description} if tier else {}
-    form = PriorityTierForm(request.POST or None, initial=initial, editing=bool(tier))
+    form = PriorityTierForm(_posted(request), initial=initial, editing=bool(tier))
     save = lambda data: services.save_priority_tier(**{"name": name, **data}, actor=request.user)  # noqa: E731
     context = {"tier": tier, "history": _history(tier)}
     return _form_page(request, form, save, done=_to_index, template="tier.html", context=context)

@@ -23,6 +23,8 @@ def test_admin_adds_a_member_and_changes_a_flavors_capacity(page, live_server, q
     page.wait_for_url(f"{url}/administration/teams/vision/")
     assert "newcomer is now Scientist of vision." in page.inner_text(".flash")
     assert page.locator("#members tr[data-user=newcomer]").count() == 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "admin-team-member-added.png"), full_page=True)
 
     page.click("a:has-text('Administration')")
     page.click("a[href='/administration/flavors/h100/']")
@@ -33,7 +35,6 @@ def test_admin_adds_a_member_and_changes_a_flavors_capacity(page, live_server, q
     assert page.locator("#capacity td.num").inner_text() == "72"
     history = page.locator("table").last.inner_text()
     assert "capacity" in history and "eight more nodes racked" in history
-    ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "admin-flavor-capacity.png"), full_page=True)
 
     membership = Membership.objects.get(team=queue.team, user__username="newcomer")

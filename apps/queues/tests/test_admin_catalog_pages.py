@@ -135,3 +135,12 @@ def test_a_lead_may_not_widen_their_own_envelope(client, team, envelope, lead):
     assert [limit.max_nominal for limit in Envelope.objects.get(team=team).limits.all()] == ["24"]
     assert not PriorityTier.objects.filter(name="mine").exists()
     assert not Cohort.objects.filter(name="mine").exists()
+
+
+def test_an_empty_post_names_the_required_fields(client, catalog):
+    client.force_login(catalog)
+    response = client.post("/administration/tiers/", {})
+    assert response.status_code == 400
+    assert "Name: This field is required." in text(response)
+    assert "Value: This field is required." in text(response)
+    assert PriorityTier.objects.count() == 1
