@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 
-class TokenError(Exception):
-    """A token request broke a rule; nothing was written."""
+class AccountError(Exception):
+    """An account change broke a rule; nothing was written."""
 
     def __init__(self, code: str, message: str, *, field: str | None = None):
         self.code, self.message, self.field = code, message, field
         super().__init__(message)
+
+
+class TokenError(AccountError):
+    """A token request broke a rule; nothing was written."""

@@ -6,11 +6,13 @@ import logging
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts import token_cache
-from apps.accounts.errors import TokenError
+from apps.accounts.errors import AccountError, TokenError
 from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
 from apps.queues import permissions
@@ -151,3 +153,75 @@ def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> Au
 
 def _duration(seconds: int) -> str:
     return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"
+
+
+def _admin_facts(user: User) -> dict:
+    return {"username": user.get_username(), "is_platform_admin": user.is_platform_admin}
+
+
+def _clean_username(username: str) -> str:
+    username = (username or "").strip()
+    limit = User._meta.get_field("username").max_length
+    if not username or len(username) > limit:
+        raise AccountError(
+            "invalid", f"give a username of 1 to {limit} characters", field="username"
+        )
+    try:
+        User.username_validator(username)
+    except ValidationError as exc:
+        raise AccountError("invalid", " ".join(exc.messages), field="username") from None
+    return username
+
+
+@transaction.atomic
+def make_platform_admin(
+    username: str, *, password: str | None, actor: User | None
+) -> tuple[User, bool]:
+    """Create ``username`` as a platform admin, or make the existing user one.
+
+    How the first admin comes to be (``manage.py create_platform_admin``); ``actor`` None
+    is the command line. An existing user keeps their password. Returns the user and
+    whether anything changed: run again, it changes and records nothing.
+    """
+    if actor is not None and not permissions.is_admin(actor):
+        raise AccountError("forbidden", "only platform admins make platform admins")
+    username = _clean_username(username)
+    user = User.objects.select_for_update().filter(username=username).first()
+    if user is not None:
+        return _promote(user, actor=actor)
+    if not password:
+        raise AccountError("invalid", "a new user needs a password", field="password")
+    user = User(username=username, is_platform_admin=True)
+    try:
+        validate_password(password, user)
+    except ValidationError as exc:
+        raise AccountError("invalid", " ".join(exc.messages), field="password") from None
+    user.set_password(password)
+    user.save()
+    record_audit(
+        actor=actor,
+        action=AuditAction.CREATE,
+        obj=user,
+        after=_admin_facts(user),
+        reason="platform admin created",
+    )
+    return user, True
+
+
+def _promote(user: User, *, actor: User | None) -> tuple[User, bool]:
+    if not user.is_active:
+        raise AccountError("invalid", f"{user} is deactivated", field="username")
+    if user.is_platform_admin:
+        return user, False
+    before = _admin_facts(user)
+    user.is_platform_admin = True
+    user.save(update_fields=["is_platform_admin"])
+    record_audit(
+        actor=actor,
+        action=AuditAction.UPDATE,
+        obj=user,
+        before=before,
+        after=_admin_facts(user),
+        reason="made platform admin",
+    )
+    return user, True

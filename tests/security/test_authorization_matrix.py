@@ -29,6 +29,8 @@ ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin", "launcher")
 L, U = 302, 401  # pages send anonymous callers to the login form; the API asks for credentials
 ANON = "anonymous-only"
 OPEN = (200,) * 6
+ADMIN_PAGE = (L, 403, 403, 403, 200, L)  # administration pages
+ADMIN_POST = (L, 403, 403, 403, 302, L)  # … and their forms: saved, then redirected
 
 POLICY = "policy"
 FORM = "form"
@@ -71,6 +73,68 @@ MATRIX: dict[str, list[tuple]] = {
     "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, L))],
+    # --- administration pages: platform admins only ({sci} is vision's scientist) -----
+    "queues:admin": [("get", "/administration/", None, ADMIN_PAGE)],
+    "queues:admin-team-new": [
+        ("get", "/administration/teams/", None, ADMIN_PAGE),
+        ("post", "/administration/teams/", {"slug": "speech", "display_name": "S"}, ADMIN_POST),
+    ],
+    "queues:admin-team": [
+        ("get", "/administration/teams/vision/", None, ADMIN_PAGE),
+        ("post", "/administration/teams/vision/", {"display_name": "Vision 2"}, ADMIN_POST),
+    ],
+    "queues:admin-envelope": [
+        ("get", "/administration/teams/vision/envelope/", None, ADMIN_PAGE),
+        ("post", "/administration/teams/vision/envelope/", {"max_weight": "3"}, ADMIN_POST),
+    ],
+    "queues:admin-member-add": [
+        (
+            "post",
+            "/administration/teams/vision/members/add/",
+            {"username": "otherlead", "role": "scientist"},
+            ADMIN_POST,
+        )
+    ],
+    "queues:admin-member-role": [
+        (
+            "post",
+            "/administration/teams/vision/members/{sci}/role/",
+            {"role": "lead"},
+            ADMIN_POST,
+        )
+    ],
+    "queues:admin-member-remove": [
+        ("post", "/administration/teams/vision/members/{sci}/remove/", {}, ADMIN_POST)
+    ],
+    "queues:admin-flavor-new": [
+        ("get", "/administration/flavors/", None, ADMIN_PAGE),
+        (
+            "post",
+            "/administration/flavors/",
+            {"name": "l4", "capacity": "nvidia.com/gpu=8"},
+            ADMIN_POST,
+        ),
+    ],
+    "queues:admin-flavor": [
+        ("get", "/administration/flavors/h100/", None, ADMIN_PAGE),
+        ("post", "/administration/flavors/h100/", {"capacity": "nvidia.com/gpu=72"}, ADMIN_POST),
+    ],
+    "queues:admin-cohort-new": [
+        ("get", "/administration/cohorts/", None, ADMIN_PAGE),
+        ("post", "/administration/cohorts/", {"name": "extra", "fair_weight": "1"}, ADMIN_POST),
+    ],
+    "queues:admin-cohort": [
+        ("get", "/administration/cohorts/research/", None, ADMIN_PAGE),
+        ("post", "/administration/cohorts/research/", {"fair_weight": "2"}, ADMIN_POST),
+    ],
+    "queues:admin-tier-new": [
+        ("get", "/administration/tiers/", None, ADMIN_PAGE),
+        ("post", "/administration/tiers/", {"name": "p9", "value": "1"}, ADMIN_POST),
+    ],
+    "queues:admin-tier": [
+        ("get", "/administration/tiers/p2-standard/", None, ADMIN_PAGE),
+        ("post", "/administration/tiers/p2-standard/", {"value": "150"}, ADMIN_POST),
+    ],
     # --- quota API: the launcher acts as its own user, a member of no team --------
     "team-list": [
         ("get", "/api/v1/teams/", None, (U, 200, 200, 200, 200, 200)),
@@ -81,7 +145,27 @@ MATRIX: dict[str, list[tuple]] = {
             (U, 403, 403, 403, 201, 403),
         ),
     ],
-    "team-detail": [("get", "/api/v1/teams/vision/", None, (U, 200, 200, 200, 200, 200))],
+    "team-detail": [
+        ("get", "/api/v1/teams/vision/", None, (U, 200, 200, 200, 200, 200)),
+        ("patch", "/api/v1/teams/vision/", {"display_name": "V"}, (U, 403, 403, 403, 200, 403)),
+    ],
+    "team-members": [
+        (
+            "post",
+            "/api/v1/teams/vision/members/",
+            {"username": "otherlead", "role": "scientist"},
+            (U, 403, 403, 403, 201, 403),
+        )
+    ],
+    "team-member": [
+        (
+            "put",
+            "/api/v1/teams/vision/members/scientist/",
+            {"role": "lead"},
+            (U, 403, 403, 403, 200, 403),
+        ),
+        ("delete", "/api/v1/teams/vision/members/scientist/", None, (U, 403, 403, 403, 204, 403)),
+    ],
     "team-envelope": [
         ("get", "/api/v1/teams/vision/envelope/", None, (U, 200, 200, 200, 200, 200)),
         (
@@ -372,6 +456,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "run": run.pk,
         "tok": personal.pk,
         "grant": getattr(grant, "pk", 0),
+        "sci": scientist.pk,
     }
 
 
@@ -453,6 +538,7 @@ def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, 
         run=world["run"],
         tok=world["tok"],
         grant=world["grant"],
+        sci=world["sci"],
     )
     api = target.startswith("/api/")
     client = _client(role, world["users"][role], api=api)

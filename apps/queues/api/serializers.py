@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from apps.queues.choices import TeamRole
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
@@ -29,6 +30,25 @@ class TeamCreateSerializer(RejectUnknownFields, serializers.Serializer):
     display_name = serializers.CharField()
     cost_center = serializers.CharField(required=False, allow_blank=True, default="")
     namespaces = serializers.ListField(child=serializers.CharField())
+
+
+class TeamUpdateSerializer(RejectUnknownFields, serializers.Serializer):
+    display_name = serializers.CharField(max_length=200)
+    cost_center = serializers.CharField(max_length=63, required=False, allow_blank=True)
+
+
+class MemberSerializer(serializers.Serializer):
+    username = serializers.CharField(source="user.username")
+    role = serializers.CharField()
+
+
+class MemberAddSerializer(RejectUnknownFields, serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=TeamRole.choices)
+
+
+class MemberRoleSerializer(RejectUnknownFields, serializers.Serializer):
+    role = serializers.ChoiceField(choices=TeamRole.choices)
 
 
 class FlavorSerializer(serializers.ModelSerializer):

@@ -1,6 +1,8 @@
 """API viewsets: parse, call one service, render. Visibility via ``visible_to``."""
 
+from django.contrib.auth import get_user_model
 from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -52,6 +54,57 @@ class TeamViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
             body.is_valid(raise_exception=True)
             services.save_envelope(team=team, actor=request.user, **body.validated_data)
         return Response(_envelope_data(team))
+
+    def _admin_body(self, request, serializer, **kwargs) -> dict:
+        # Authorize before reading the body: a non-admin gets 403 whatever they send.
+        if not permissions.can_manage_catalog(request.user):
+            raise NotAllowed("only platform admins change teams and their members")
+        if serializer is None:
+            return {}
+        body = serializer(data=request.data, **kwargs)
+        body.is_valid(raise_exception=True)
+        return dict(body.validated_data)
+
+    @extend_schema(request=s.TeamUpdateSerializer, responses=s.TeamSerializer)
+    def partial_update(self, request, slug=None):
+        team = self.get_object()
+        data = self._admin_body(request, s.TeamUpdateSerializer, partial=True)
+        current = {"display_name": team.display_name, "cost_center": team.cost_center}
+        services.update_team(team=team, actor=request.user, **{**current, **data})
+        return Response(s.TeamSerializer(self.get_object()).data)
+
+    @extend_schema(request=s.MemberAddSerializer, responses={201: s.MemberSerializer})
+    @action(detail=True, methods=["post"], url_path="members")
+    def members(self, request, slug=None):
+        """Add a member by username (an existing member gets the role given)."""
+        team = self.get_object()
+        data = self._admin_body(request, s.MemberAddSerializer)
+        users = get_user_model().objects.filter(is_active=True)
+        user = users.filter(username=data["username"]).first()
+        if user is None:
+            raise PolicyError.single("username", f"no active user named {data['username']!r}")
+        membership = services.add_membership(
+            team=team, user=user, role=data["role"], actor=request.user
+        )
+        return Response(s.MemberSerializer(membership).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=s.MemberRoleSerializer, responses=s.MemberSerializer)
+    @action(detail=True, methods=["put", "delete"], url_path=r"members/(?P<username>[^/]+)")
+    def member(self, request, slug=None, username=None):
+        """Change a member's role (PUT) or take them out of the team (DELETE)."""
+        team = self.get_object()
+        data = self._admin_body(
+            request, s.MemberRoleSerializer if request.method == "PUT" else None
+        )
+        memberships = team.memberships.select_related("user")
+        user = get_object_or_404(memberships, user__username=username).user
+        if request.method == "DELETE":
+            services.remove_membership(team=team, user=user, actor=request.user)
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        membership = services.change_role(
+            team=team, user=user, role=data["role"], actor=request.user
+        )
+        return Response(s.MemberSerializer(membership).data)
 
 
 def _envelope_data(team: Team) -> dict:

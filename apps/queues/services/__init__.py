@@ -15,6 +15,7 @@ from apps.queues.services.catalog import (
     save_priority_tier,
     sync_memberships,
 )
+from apps.queues.services.members import change_role, remove_membership, update_team
 from apps.queues.services.policy import (
     SaveOutcome,
     create_queue,
@@ -26,16 +27,19 @@ __all__ = [
     "SaveOutcome",
     "add_membership",
     "approve_change_request",
+    "change_role",
     "create_queue",
     "create_team",
     "expire_stale_change_requests",
     "preview_queue_change",
     "reject_change_request",
+    "remove_membership",
     "save_cohort",
     "save_envelope",
     "save_flavor",
     "save_priority_tier",
     "save_queue_policy",
     "sync_memberships",
+    "update_team",
     "withdraw_change_request",
 ]
