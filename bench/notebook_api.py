@@ -63,6 +63,32 @@ def _start_cluster(workdir: Path) -> tuple[subprocess.Popen, Path, str]:
     return process, kubeconfig, match.group(1)
 
 
+def _set_up(workdir: Path) -> tuple[subprocess.Popen, str, dict]:
+    """A fresh scratch database, migrated; the simulated cluster; this process set up
+    for Django. Returns the cluster process, its URL and the environment for children."""
+    db_url = _recreate_database()
+    cluster, kubeconfig, sim_url = _start_cluster(workdir)
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "KUBECONFIG": str(kubeconfig),
+        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14"),
+        "QM_API_RATE_USER": "10000000/min",
+        "QM_DATA_DIR": str(workdir / "data"),
+        "DJANGO_SETTINGS_MODULE": "portal.settings",
+        "QM_RECONCILE_DEBOUNCE_SECONDS": "60",
+        "DEBUG": "false",
+    }
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    return cluster, sim_url, env
+
+
 def _populate() -> dict:
     """Catalog, a team with a queue, the pool, a user with a token, nodes in the cluster."""
     from apps.accounts.services import issue_api_token
@@ -315,26 +341,7 @@ def main() -> int:
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="qm-bench-nb-"))
-    db_url = _recreate_database()
-    cluster, kubeconfig, sim_url = _start_cluster(workdir)
-    env = {
-        **os.environ,
-        "DATABASE_URL": db_url,
-        "KUBECONFIG": str(kubeconfig),
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/14"),
-        "QM_API_RATE_USER": "10000000/min",
-        "QM_DATA_DIR": str(workdir / "data"),
-        "DJANGO_SETTINGS_MODULE": "portal.settings",
-        "QM_RECONCILE_DEBOUNCE_SECONDS": "60",
-        "DEBUG": "false",
-    }
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    cluster, sim_url, env = _set_up(workdir)
     data = _populate()
     _add_nodes(8)
     import redis

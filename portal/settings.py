@@ -295,6 +295,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Error responses on every operation, and links between them (portal/api_schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "portal.api_schema.postprocess",
+    ],
     # Models with a field named "state" each get their own enum name in the schema.
     "ENUM_NAME_OVERRIDES": {
         "NotebookStateEnum": "apps.jobs.choices.NotebookState",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
@@ -26,6 +27,19 @@ class RejectUnknownFields:
                     {unknown[0]: ["unknown field"]}, code=UNKNOWN_FIELD
                 )
         return super().to_internal_value(data)
+
+
+class RejectUnknownFieldsSchema(OpenApiSerializerExtension):
+    """The schema says what the mixin does: a request body has no other properties."""
+
+    target_class = RejectUnknownFields
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
 
 
 def first_unknown_field(detail, path: str = "") -> str | None:

@@ -3,6 +3,12 @@
 Inside the envelope an edit applies at once; each breach listed here turns it
 into a change request for an admin. Lowering quotas or limits never needs
 approval, so a lead can always give capacity back.
+
+Settings that take from other teams of the cohort are the admin's: a lead may
+lower them but not raise them (reclaimWithinCohort Never < LowerPriority < Any;
+borrowWithinCohort reaching workloads of a higher priority; a lower lendingLimit,
+which keeps idle quota from the cohort). withinClusterQueue only preempts the
+team's own workloads and stays the lead's choice.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from apps.queues.snapshots import quota_key
 
 ADMIN_ONLY_FIELDS = {"cohort": "cohort", "stop_policy": "stop policy"}
 UNLIMITED = Decimal("Infinity")
+# How far each reclaimWithinCohort policy reaches into other queues of the cohort.
+RECLAIM_REACH = {"Never": 0, "LowerPriority": 1, "Any": 2}
 
 
 @dataclass(frozen=True)
@@ -29,11 +37,62 @@ def envelope_breaches(current: dict, proposed: dict, envelope: EnvelopeSpec | No
     envelope = envelope or EnvelopeSpec()
     breaches = _admin_only_breaches(current, proposed)
     breaches += _weight_breaches(current, proposed, envelope)
+    breaches += _preemption_breaches(current.get("preemption"), proposed.get("preemption"))
     current_quotas = {quota_key(q): q for q in current.get("quotas") or []}
     for quota in proposed.get("quotas") or []:
         before = current_quotas.get(quota_key(quota))
         breaches += _quota_breaches(before, quota, envelope)
+        breaches += _lending_breaches(before, quota)
     return breaches
+
+
+def _preemption_breaches(current: dict | None, proposed: dict | None) -> list[str]:
+    current, proposed = current or {}, proposed or {}
+    breaches = []
+    old_reclaim = current.get("reclaim_within_cohort") or "Never"
+    new_reclaim = proposed.get("reclaim_within_cohort") or "Never"
+    if RECLAIM_REACH.get(new_reclaim, 0) > RECLAIM_REACH.get(old_reclaim, 0):
+        breaches.append(
+            f"reclaimWithinCohort {new_reclaim} (now {old_reclaim}) preempts more of other "
+            "teams' workloads: only a platform admin may raise it"
+        )
+    old_reach, new_reach = _borrow_reach(current), _borrow_reach(proposed)
+    if new_reach > old_reach:
+        breaches.append(
+            f"borrowWithinCohort {_describe_borrow(proposed)} (now {_describe_borrow(current)}) "
+            "preempts other teams' workloads of higher priority: only a platform admin may "
+            "raise it"
+        )
+    return breaches
+
+
+def _borrow_reach(preemption: dict) -> Decimal:
+    """The highest priority borrowWithinCohort may preempt (-inf: none, inf: any lower)."""
+    if (preemption.get("borrow_within_cohort") or "Never") == "Never":
+        return -UNLIMITED
+    threshold = preemption.get("borrow_max_priority_threshold")
+    return UNLIMITED if threshold is None else Decimal(threshold)
+
+
+def _describe_borrow(preemption: dict) -> str:
+    policy = preemption.get("borrow_within_cohort") or "Never"
+    threshold = preemption.get("borrow_max_priority_threshold")
+    if policy == "Never":
+        return policy
+    limit = "no maxPriorityThreshold" if threshold is None else f"maxPriorityThreshold {threshold}"
+    return f"{policy} with {limit}"
+
+
+def _lending_breaches(before: dict | None, quota: dict) -> list[str]:
+    if before is None:
+        return []  # a new quota lent nothing before
+    old, new = _limit(before.get("lending_limit")), _limit(quota.get("lending_limit"))
+    if new >= old:
+        return []
+    return [
+        f"lending limit {_fmt(new)} for {quota['flavor']}/{quota['resource']} is below "
+        f"the current {_fmt(old)}: lending less to the cohort needs a platform admin"
+    ]
 
 
 def _admin_only_breaches(current: dict, proposed: dict) -> list[str]:

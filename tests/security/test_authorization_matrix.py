@@ -460,6 +460,25 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     }
 
 
+def target_url(url: str, world: dict) -> str:
+    """A row's URL template with the world's objects filled in."""
+    return url.format(
+        queue=world["queue"].pk,
+        cr=world["cr"].pk,
+        audit=world["audit"].pk,
+        nb=world["nb"].pk,
+        nb_name=world["nb"].name,
+        nb_audit=world["nb_audit"],
+        peer_nb_audit=world["peer_nb_audit"],
+        job=world["job"].pk,
+        week=world["week"],
+        run=world["run"],
+        tok=world["tok"],
+        grant=world["grant"],
+        sci=world["sci"],
+    )
+
+
 def _teammates_notebook(team, admin):
     """A notebook of another scientist of the scientist's team."""
     peer = UserFactory(username="peer")
@@ -525,21 +544,7 @@ def _cases():
 
 @pytest.mark.parametrize(("name", "method", "url", "body", "role", "expected"), list(_cases()))
 def test_each_persona_gets_what_the_matrix_says(world, name, method, url, body, role, expected):
-    target = url.format(
-        queue=world["queue"].pk,
-        cr=world["cr"].pk,
-        audit=world["audit"].pk,
-        nb=world["nb"].pk,
-        nb_name=world["nb"].name,
-        nb_audit=world["nb_audit"],
-        peer_nb_audit=world["peer_nb_audit"],
-        job=world["job"].pk,
-        week=world["week"],
-        run=world["run"],
-        tok=world["tok"],
-        grant=world["grant"],
-        sci=world["sci"],
-    )
+    target = target_url(url, world)
     api = target.startswith("/api/")
     client = _client(role, world["users"][role], api=api)
     data = _body(body, world["queue"])

@@ -7,7 +7,14 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 def url_names() -> set[str]:
     """Pattern names (namespaced); unnamed patterns as ``route:<pattern>``."""
-    return {name for name, _ in _walk(get_resolver().url_patterns, "", None)}
+    return {name for name, _, _ in _walk(get_resolver().url_patterns, "", None)}
+
+
+def url_views() -> dict[str, tuple[str, object]]:
+    """Pattern name → (route, view callable)."""
+    return {
+        name: (route, view) for name, route, view in _walk(get_resolver().url_patterns, "", None)
+    }
 
 
 def _walk(patterns, prefix: str, namespace: str | None):
@@ -23,4 +30,4 @@ def _walk(patterns, prefix: str, namespace: str | None):
                 name = f"{namespace}:{pattern.name}" if namespace else pattern.name
             else:
                 name = f"route:{route}"
-            yield name, route
+            yield name, route, pattern.callback

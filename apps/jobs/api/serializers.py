@@ -167,9 +167,12 @@ class JobDetailSerializer(JobSerializer):
 
 
 class ErrorSerializer(serializers.Serializer):
-    code = serializers.ChoiceField(
-        choices=sorted(CODES),
-        help_text="Machine-readable: "
+    """Every API error body (``portal.api_errors``); some codes add keys."""
+
+    # A string, not an enum: the API-wide vocabulary (``not_found``, ``parse_error``,
+    # ``unknown_field``, ``throttled``, …) is wider than the jobs codes listed here.
+    code = serializers.CharField(
+        help_text="Machine-readable; the jobs codes are: "
         + "; ".join(
             f"`{code}` ({status}) {text}" for code, (status, text) in sorted(CODES.items())
         ),

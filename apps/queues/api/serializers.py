@@ -131,8 +131,8 @@ class PreemptionSerializer(RejectUnknownFields, serializers.Serializer):
 class QueueSerializer(serializers.ModelSerializer):
     """A queue's policy in the same shape the write endpoints accept."""
 
-    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    cohort = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    cohort = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
     preemption = serializers.SerializerMethodField()
     quotas = serializers.SerializerMethodField()
 
@@ -202,7 +202,9 @@ class QueueCreateSerializer(RejectUnknownFields, serializers.Serializer):
 class ChangeRequestSerializer(serializers.ModelSerializer):
     queue = serializers.SlugRelatedField(slug_field="name", read_only=True)
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
-    decided_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    decided_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = ChangeRequest
@@ -229,7 +231,7 @@ class DecisionSerializer(RejectUnknownFields, serializers.Serializer):
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):
-    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
 
     class Meta:
         model = AuditEntry

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -17,6 +18,21 @@ class WeekSerializer(serializers.ModelSerializer):
         fields = ["week", "built_at"]
 
 
+# Up to 52 weeks, oldest first; admins see every total, members their teams' GPU-hours.
+TREND = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["week", "visible_gpu_hours", "by_team"],
+        "properties": {
+            "week": {"type": "string"},
+            "visible_gpu_hours": {"type": "number"},
+            "by_team": {"type": "object", "additionalProperties": {"type": "number"}},
+        },
+    },
+}
+
+
 class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
     """``/api/v1/reports/`` lists stored weeks; ``/api/v1/reports/2026-W47/`` is one report."""
 
@@ -30,6 +46,7 @@ class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
     def retrieve(self, request, week=None):
         return Response({"week": week, **scoped_report(request, week)})
 
+    @extend_schema(responses={200: TREND})
     @action(detail=False)
     def trend(self, request):
         teams = team_slugs(request.user)

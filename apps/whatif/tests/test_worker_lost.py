@@ -1,10 +1,11 @@
 """A what-if whose worker is killed mid-replay is failed by the sweep within the
-threshold, not an hour later.
+threshold, not an hour later; a replay held on a live worker for longer than the
+threshold is not swept, because its heartbeat goes on, and completes when released.
 
-(That a slow replay on a live worker is never swept needs a replay that outlives the
-threshold on heartbeats alone; with thresholds small enough for a test, a loaded
-machine starves the heartbeat thread, so that check is left out until it can wait on
-an event instead of a race.)
+The held replay waits on an event, not on a race: the test locks the history table
+the replay reads, so the replay blocks there (inside its heartbeat) until the test
+lets go; the sweep runs at the instant of a heartbeat the test saw, one that came
+more than a threshold after the replay's first.
 
 Real worker processes on Redis and the test database; the heartbeat and the
 threshold are made small through the same settings production uses.
@@ -16,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 import redis
@@ -24,6 +26,7 @@ from django.db import connection
 
 from apps.queues.reconcile.desired import load_state
 from apps.queues.tests.cluster import wait_until
+from apps.reports.models import WorkloadRecord
 from apps.whatif import services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import Replay, WhatIfRun
@@ -66,13 +69,23 @@ def solo_worker(tmp_path):
         process.wait(timeout=30)
 
 
-@pytest.fixture
-def slow_run(queue, other_queue, admin, settings):
+def _run_on_history(admin, settings, days: int, per_day: int):
     settings.QM_WHATIF_STUCK_AFTER_SECONDS = STUCK_AFTER_SECONDS
     record_history(
-        policy_objects(load_state(), fair_sharing=False), history_trace(days=DAYS, per_day=PER_DAY)
+        policy_objects(load_state(), fair_sharing=False), history_trace(days=days, per_day=per_day)
     )
-    return lambda: services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin, days=DAYS)
+    return lambda: services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin, days=days)
+
+
+@pytest.fixture
+def slow_run(queue, other_queue, admin, settings):
+    return _run_on_history(admin, settings, DAYS, PER_DAY)
+
+
+@pytest.fixture
+def small_run(queue, other_queue, admin, settings):
+    """Held on a lock, a replay needs no history to be slow."""
+    return _run_on_history(admin, settings, 1, 20)
 
 
 def _swept_or_finished(run_id: int) -> WhatIfRun | None:
@@ -93,3 +106,57 @@ def test_a_run_whose_worker_is_killed_mid_replay_is_failed(slow_run, solo_worker
     assert failed.error.startswith("its worker stopped (no progress since ")
     assert failed.error.endswith("); run it again")
     assert Replay.objects.filter(run=run, status="pending").exists()
+
+
+@pytest.fixture
+def history_locked():
+    """Holds an ACCESS EXCLUSIVE lock on the recorded history until ``release()``:
+    a replay that starts reading it waits there (nothing else of a run reads it)."""
+    import psycopg
+
+    db = connection.settings_dict
+    locker = psycopg.connect(
+        host=db["HOST"] or "127.0.0.1",
+        port=db["PORT"] or 5432,
+        user=db["USER"] or "postgres",
+        dbname=db["NAME"],
+    )
+    table = connection.ops.quote_name(WorkloadRecord._meta.db_table)
+    locker.execute(f"LOCK TABLE {table} IN ACCESS EXCLUSIVE MODE")
+    yield locker.rollback
+    locker.close()
+
+
+def _beats_past_the_threshold(run_id: int, first: dict) -> tuple | None:
+    """(key, latest heartbeat) once a replay's heartbeat came a threshold after its first."""
+    for key, beat in Replay.objects.filter(run_id=run_id, status="pending").values_list(
+        "key", "heartbeat_at"
+    ):
+        if beat is None:
+            continue
+        first.setdefault(key, beat)
+        if (beat - first[key]).total_seconds() > STUCK_AFTER_SECONDS:
+            return key, beat
+    return None
+
+
+def test_a_replay_held_past_the_threshold_on_a_live_worker_is_not_swept(
+    small_run, history_locked, solo_worker
+):
+    run = small_run()
+    first: dict = {}
+    key, beat = wait_until(lambda: _beats_past_the_threshold(run.pk, first), timeout=180)
+    # Without its heartbeat this replay would be stuck: its first stamp is stale by now.
+    assert first[key] < beat - timedelta(seconds=STUCK_AFTER_SECONDS)
+
+    assert services.fail_stuck_whatifs(now=beat) == []
+    assert WhatIfRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
+    assert Replay.objects.get(run=run, key=key).status == "pending"  # still held
+
+    history_locked()  # let the replay read its history
+    finished = wait_until(
+        lambda: WhatIfRun.objects.filter(pk=run.pk, finished_at__isnull=False).first(),
+        timeout=300,
+    )
+    assert finished.status == RunStatus.DONE, finished.error
+    assert Replay.objects.get(run=run, key=key).status == "done"
