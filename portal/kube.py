@@ -141,8 +141,12 @@ class KubeClient:
                 return None
             raise
 
-    def list(self, ref: ResourceRef, *, label_selector: str = "") -> list[dict]:
+    def list(
+        self, ref: ResourceRef, *, label_selector: str = "", field_selector: str = ""
+    ) -> list[dict]:
         query = {"labelSelector": label_selector} if label_selector else {}
+        if field_selector:
+            query["fieldSelector"] = field_selector
         body = self._call("GET", ref, "list", ref.path(), query=query)
         return [{**item, "apiVersion": ref.api_version, "kind": ref.kind} for item in body["items"]]
 
