@@ -7,13 +7,30 @@ import pytest
 from apps.jobs.cluster import JOB
 from apps.jobs.tests.conftest import sim, tiers  # noqa: F401 (fixtures)
 from apps.live import compute
+from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
+from apps.queues.tests.factories import make_queue, quota
 from simcluster.tests.live_helpers import gpu_job
 
 
 @pytest.fixture(autouse=True)
 def _live_settings(settings):
     settings.QM_LIVE_CACHE_SECONDS = 1.0
+
+
+@pytest.fixture
+def preempting_vision(request, catalog, team):
+    """vision: 16 h100 GPUs, no cohort; lower priority is preempted within the queue."""
+    cluster = request.getfixturevalue("sim")
+    request.getfixturevalue("tiers")
+    make_queue(
+        catalog,
+        team,
+        quotas=[quota("h100", "16")],
+        preemption={"within_cluster_queue": "LowerPriority"},
+    )
+    assert reconcile(trigger="manual").errors == []
+    return cluster
 
 
 def kubectl_job(
