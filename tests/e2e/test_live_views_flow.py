@@ -6,9 +6,10 @@ runs its live controller (Kueue) and the page polls /api/v1/live/queues/ by itse
 """
 
 import pytest
+from django.utils import timezone
 
 from apps.jobs.cluster import JOB
-from apps.jobs.tests.conftest import sim, tiers  # noqa: F401 (fixtures)
+from apps.jobs.tests.conftest import sim, template, tiers  # noqa: F401 (fixtures)
 from apps.live.tests.conftest import (  # noqa: F401 (fixtures)
     kubectl_job,
     preempting_vision,
@@ -76,3 +77,40 @@ def test_a_victim_sees_who_preempted_it(page, live_server, vision):
     story.locator("a").click()  # the preemptor's page lists its victim
     page.wait_for_url(f"{live_server.url}/live/workloads/team-vision/{high}/")
     assert page.locator("table[data-preempted] a").inner_text().startswith("team-vision/job-low-")
+
+
+def test_a_job_page_follows_its_state_without_a_reload(page, live_server, scientist, request):
+    """The page is open while the job goes from submitted to running in the cluster."""
+    from apps.jobs import sync
+    from apps.jobs.choices import JobState
+    from apps.jobs.models import BatchJob
+    from apps.jobs.services import JobRequest, Principal, submit_job
+    from apps.queues.tests.cluster import wait_until
+    from portal.kube import KubeClient
+
+    request.getfixturevalue("preempting_vision")
+    request.getfixturevalue("template")
+    job, _ = submit_job(
+        scientist,
+        JobRequest(template="pytorch-train", flavor="h100", gpus_per_pod=8),
+        actor=Principal(scientist),
+    )
+    sign_in(page, live_server.url, "scientist")
+    page.goto(f"{live_server.url}/jobs/{job.pk}/")
+    assert page.locator("h1 .badge").inner_text() == JobState.SUBMITTED.label
+    page.evaluate("window.__sameDocument = true")
+
+    def running():  # the test plays the worker: create the Job, sync its status
+        with KubeClient() as client:
+            sync.create_job(client, job.pk)
+            sync.sync_status(client, now=timezone.now())
+        return BatchJob.objects.get(pk=job.pk).state == JobState.RUNNING
+
+    wait_until(running, timeout=60, interval=0.3)
+    page.wait_for_function(
+        f"document.querySelector('h1 .badge').textContent === '{JobState.RUNNING.label}'",
+        timeout=DEADLINE_MS,
+    )
+    assert page.evaluate("window.__sameDocument") is True
+    link = page.locator("a", has_text="Workload job-")  # its page in the cluster
+    assert link.get_attribute("href").startswith("/live/workloads/team-vision/job-")

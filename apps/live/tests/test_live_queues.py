@@ -112,3 +112,28 @@ def test_no_cluster_configured_is_unreachable_not_an_error(admin, settings):
     body = live(admin)
     assert body["state"] == "unreachable" and body["queues"] == []
     assert "no cluster configured" in body["detail"]
+
+
+def test_the_database_work_does_not_grow_with_the_cluster(sim, queue, scientist):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    reconcile(trigger="manual")
+
+    def queries_for(count: int) -> int:
+        vision = wait_until(
+            lambda: (
+                (q := queue_named(live(scientist), "vision"))
+                and len(q["admitted"]) + len(q["waiting"]) == count
+            )
+        )
+        assert vision
+        with CaptureQueriesContext(connection) as captured:
+            live(scientist)
+        return len(captured)
+
+    kubectl_job(sim, "team-vision", "one", queue="vision", pods=1)
+    few = queries_for(1)
+    for name in ("two", "three", "four"):
+        kubectl_job(sim, "team-vision", name, queue="vision", pods=1)
+    assert queries_for(4) == few <= 3
