@@ -69,27 +69,54 @@ def _key(name: str) -> str:
 
 
 def snapshot() -> Snapshot:
-    """The cluster's queues and workloads, at most ``QM_LIVE_CACHE_SECONDS`` old."""
-    cached = _cache().get(_key("snapshot"))
+    """The cluster's queues and workloads, at most ``QM_LIVE_CACHE_SECONDS`` old.
+
+    When the snapshot expires, one caller reads the cluster (it holds a short lock in the
+    shared cache); the others meanwhile get the previous snapshot instead of each sending
+    the same list calls.
+    """
+    cached = _restore(_cache().get(_key("snapshot")))
     if cached is not None:
-        return Snapshot(**cached)
+        return cached
+    lock_seconds = 2 * settings.QM_KUBE_TIMEOUT_SECONDS + 1
+    if not _cache().add(_key("reading"), 1, timeout=lock_seconds):
+        previous = _restore(_cache().get(_key("last-good")))
+        if previous is not None:
+            previous.unreachable_since = _cache().get(_key("down-since")) or ""
+            if previous.unreachable_since:
+                previous.detail = _cache().get(_key("down-detail")) or ""
+            return previous
     try:
         with KubeClient() as kube:
             fresh = read_cluster(kube)
     except KubeError as exc:
         return _unreachable(exc)
+    finally:
+        _cache().delete(_key("reading"))
     _cache().set(_key("snapshot"), vars(fresh), timeout=settings.QM_LIVE_CACHE_SECONDS)
     _cache().set(_key("last-good"), vars(fresh), timeout=LAST_GOOD_SECONDS)
     _cache().delete(_key("down-since"))
     return fresh
 
 
+def _restore(cached: dict | None) -> Snapshot | None:
+    """A cached snapshot, or None if there is none or it has another shape (an upgrade)."""
+    if cached is None:
+        return None
+    try:
+        return Snapshot(**cached)
+    except TypeError:
+        return None
+
+
 def _unreachable(exc: KubeError) -> Snapshot:
     now = timezone.now().isoformat()
     _cache().add(_key("down-since"), now, timeout=None)  # the first failure stays
     since = _cache().get(_key("down-since")) or now
-    last = _cache().get(_key("last-good")) or {}
-    return Snapshot(**{**last, "unreachable_since": since, "detail": exc.describe()})
+    _cache().set(_key("down-detail"), exc.describe(), timeout=None)
+    last = _restore(_cache().get(_key("last-good"))) or Snapshot()
+    last.unreachable_since, last.detail = since, exc.describe()
+    return last
 
 
 def read_cluster(kube: KubeClient) -> Snapshot:
