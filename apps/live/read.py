@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.http import Http404
 
-from apps.live import compute, fetch, story
+from apps.live import compute, fetch, history, story
 from apps.queues.models import TeamNamespace
 from apps.queues.permissions import is_admin
 from portal.kube import KubeError
@@ -57,12 +57,17 @@ def workload_detail(user, namespace: str, name: str) -> dict:
         if taken.reachable:
             raise Http404("no such workload")
         return {**_state(taken), "workload": None}
+    # The recorder's history keeps preemptions past the Events' hour and names preemptors
+    # that are gone.
+    of, by = history.recorded_preemptions(found["metadata"].get("uid", ""))
+    named = {story.preemptor_uid_of(e) for e in (*events, *of)}
     page = story.workload_page(
         found,
-        events=events,
+        events=events + of,
         workloads=taken.workloads,
         local_queues=taken.local_queues,
-        preempted_events=preempted_events,
+        preempted_events=preempted_events + by,
         namespaces=namespaces,
+        known=history.recorded_workloads(named),
     )
     return {**_state(taken), "workload": page}

@@ -58,6 +58,11 @@ def event_rows(events: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: r["at"])
 
 
+def preemptor_uid_of(event: dict) -> str:
+    """The preemptor an Event (or a recorded preemption) names, or ""."""
+    return preemptor_uid(event.get("message") or "")
+
+
 def _who(uid: str, by_uid: dict[str, dict], namespaces: set[str] | None) -> dict:
     """A workload named by UID, as much of it as the viewer may see."""
     other = by_uid.get(uid)
@@ -147,10 +152,15 @@ def workload_page(
     local_queues: list[dict],
     preempted_events: list[dict],
     namespaces: set[str] | None,
+    known: list[dict] = (),
 ) -> dict:
-    """Everything the workload page and its API show."""
+    """Everything the workload page and its API show.
+
+    ``known`` are workloads that may be gone from the cluster (recorded history), used
+    only to name a preemptor.
+    """
     meta, spec = _meta(workload), workload.get("spec") or {}
-    by_uid = {_meta(w).get("uid", ""): w for w in workloads}
+    by_uid = {_meta(w).get("uid", ""): w for w in (*known, *workloads)}
     return {
         "namespace": meta.get("namespace", ""),
         "name": meta.get("name", ""),
