@@ -33,5 +33,5 @@ def recorded_preemptions(uid: str) -> tuple[list[dict], list[dict]]:
 
 def recorded_workloads(uids: set[str]) -> list[dict]:
     """Workloads the recorder knew, by UID, as minimal Workload dicts (they may be gone)."""
-    rows = WorkloadRecord.objects.filter(uid__in=uids - {""}).values("uid", "namespace", "name")
+    rows = WorkloadRecord.objects.filter(uid__in=uids).values("uid", "namespace", "name")
     return [{"metadata": row} for row in rows]

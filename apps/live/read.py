@@ -60,7 +60,7 @@ def workload_detail(user, namespace: str, name: str) -> dict:
     # The recorder's history keeps preemptions past the Events' hour and names preemptors
     # that are gone.
     of, by = history.recorded_preemptions(found["metadata"].get("uid", ""))
-    named = {story.preemptor_uid_of(e) for e in (*events, *of)}
+    named = story.named_preemptors(found, events + of)
     page = story.workload_page(
         found,
         events=events + of,

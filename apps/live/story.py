@@ -58,9 +58,11 @@ def event_rows(events: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: r["at"])
 
 
-def preemptor_uid_of(event: dict) -> str:
-    """The preemptor an Event (or a recorded preemption) names, or ""."""
-    return preemptor_uid(event.get("message") or "")
+def named_preemptors(workload: dict, events: list[dict]) -> set[str]:
+    """UIDs of the preemptors this workload's condition and Events name."""
+    cond = condition(workload, "Preempted") or {}
+    messages = [cond.get("message") or ""] + [e.get("message") or "" for e in events]
+    return {preemptor_uid(m) for m in messages} - {""}
 
 
 def _who(uid: str, by_uid: dict[str, dict], namespaces: set[str] | None) -> dict:

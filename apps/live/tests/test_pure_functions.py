@@ -168,3 +168,10 @@ def test_an_event_and_the_condition_of_one_preemption_count_once():
     assert len(story.preempted_by(victim, [event], {}, None)) == 1
     (gone,) = story.preempted_by(victim, [event], {}, None)
     assert gone["preemptor"]["known"] is False and gone["preemptor"]["uid"] == PREEMPTOR_UID
+
+
+def test_the_preemptors_named_come_from_the_condition_and_the_events():
+    victim = workload("v", conditions=[cond("Preempted", reason="InClusterQueue", message=MESSAGE)])
+    other = MESSAGE.replace(PREEMPTOR_UID, "another-uid")
+    events = [{"reason": "Preempted", "message": other}, {"reason": "Admitted", "message": "ok"}]
+    assert story.named_preemptors(victim, events) == {PREEMPTOR_UID, "another-uid"}
