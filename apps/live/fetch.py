@@ -75,7 +75,7 @@ def snapshot() -> Snapshot:
     shared cache); the others meanwhile get the previous snapshot instead of each sending
     the same list calls.
     """
-    cached = _restore(_cache().get(_key("snapshot")))
+    cached = _current()
     if cached is not None:
         return cached
     lock_seconds = 2 * settings.QM_KUBE_TIMEOUT_SECONDS + 1
@@ -93,10 +93,28 @@ def snapshot() -> Snapshot:
         return _unreachable(exc)
     finally:
         _cache().delete(_key("reading"))
-    _cache().set(_key("snapshot"), vars(fresh), timeout=settings.QM_LIVE_CACHE_SECONDS)
+    current = {_key("snapshot"): vars(fresh), _key("snapshot-at"): fresh.fetched_at}
+    _cache().set_many(current, timeout=settings.QM_LIVE_CACHE_SECONDS)
     _cache().set(_key("last-good"), vars(fresh), timeout=LAST_GOOD_SECONDS)
     _cache().delete(_key("down-since"))
     return fresh
+
+
+# The snapshot this process last unpickled, per cache key. Thousands of Workloads take
+# a while to unpickle; a tiny "snapshot-at" key says whether this copy is still current.
+# Callers never modify a Snapshot they are given.
+_in_process: dict[str, Snapshot] = {}
+
+
+def _current() -> Snapshot | None:
+    key = _key("snapshot")
+    stamp, mine = _cache().get(_key("snapshot-at")), _in_process.get(key)
+    if stamp and mine is not None and mine.fetched_at == stamp:
+        return mine
+    cached = _restore(_cache().get(key))
+    if cached is not None:
+        _in_process[key] = cached
+    return cached
 
 
 def _restore(cached: dict | None) -> Snapshot | None:

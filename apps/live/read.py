@@ -7,6 +7,7 @@ snapshot, if any), never an exception.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
 
 from apps.live import compute, fetch, history, story
@@ -31,14 +32,28 @@ def _state(taken: fetch.Snapshot) -> dict:
     }
 
 
+# Every queue row of the snapshot this process computed last: one computation per snapshot
+# and process, not per request. Rows are never modified (``visible_rows`` copies).
+_computed: dict[str, tuple[str, list[dict]]] = {}
+
+
+def _all_rows(taken: fetch.Snapshot) -> list[dict]:
+    where = settings.KUBECONFIG
+    stamp, rows = _computed.get(where, ("", []))
+    if not taken.fetched_at or stamp != taken.fetched_at:
+        rows = compute.queue_rows(
+            taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
+        )
+        rows = compute.with_local_namespaces(rows, taken.local_queues)
+        _computed[where] = (taken.fetched_at, rows)
+    return rows
+
+
 def live_queues(user) -> dict:
     """Every queue the viewer submits to (admins: all), with quota use and workloads now."""
     taken = fetch.snapshot()
-    rows = compute.queue_rows(
-        taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
-    )
-    rows = compute.with_local_namespaces(rows, taken.local_queues)
-    return {**_state(taken), "queues": compute.visible_rows(rows, viewer_namespaces(user))}
+    rows = compute.visible_rows(_all_rows(taken), viewer_namespaces(user))
+    return {**_state(taken), "queues": rows}
 
 
 def workload_detail(user, namespace: str, name: str) -> dict:
