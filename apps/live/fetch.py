@@ -79,7 +79,8 @@ def snapshot() -> Snapshot:
     if cached is not None:
         return cached
     lock_seconds = 2 * settings.QM_KUBE_TIMEOUT_SECONDS + 1
-    if not _cache().add(_key("reading"), 1, timeout=lock_seconds):
+    locked = _cache().add(_key("reading"), 1, timeout=lock_seconds)
+    if not locked:
         previous = _restore(_cache().get(_key("last-good")))
         if previous is not None:
             previous.unreachable_since = _cache().get(_key("down-since")) or ""
@@ -87,17 +88,26 @@ def snapshot() -> Snapshot:
                 previous.detail = _cache().get(_key("down-detail")) or ""
             return previous
     try:
+        # Someone may have stored a snapshot between our miss and our lock.
+        fresh = _current()
+        if fresh is not None:
+            return fresh
         with KubeClient() as kube:
             fresh = read_cluster(kube)
+        _store(fresh)  # before the lock goes, or the next caller would read again
     except KubeError as exc:
         return _unreachable(exc)
     finally:
-        _cache().delete(_key("reading"))
+        if locked:  # without a previous snapshot to give, a second reader goes ahead
+            _cache().delete(_key("reading"))
+    return fresh
+
+
+def _store(fresh: Snapshot) -> None:
     current = {_key("snapshot"): vars(fresh), _key("snapshot-at"): fresh.fetched_at}
     _cache().set_many(current, timeout=settings.QM_LIVE_CACHE_SECONDS)
     _cache().set(_key("last-good"), vars(fresh), timeout=LAST_GOOD_SECONDS)
     _cache().delete(_key("down-since"))
-    return fresh
 
 
 # The snapshot this process last unpickled, per cache key. Thousands of Workloads take

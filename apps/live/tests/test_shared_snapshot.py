@@ -21,13 +21,14 @@ def test_concurrent_viewers_share_one_read(sim, queue, settings):
     reconcile(trigger="manual")
     first = fetch.snapshot()  # also the snapshot handed out while a new read is under way
     assert first.reachable and {c["metadata"]["name"] for c in first.cluster_queues} == {"vision"}
-    caches["shared"].delete(fetch._key("snapshot"))  # it expired
-    sim.reset_counters()
+    for _round in range(5):  # a race between storing and unlocking would show in some round
+        caches["shared"].delete_many([fetch._key("snapshot"), fetch._key("snapshot-at")])
+        sim.reset_counters()
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        answers = list(pool.map(lambda _: fetch.snapshot(), range(24)))
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            answers = list(pool.map(lambda _: fetch.snapshot(), range(24)))
 
-    assert cluster_queue_lists(sim) == 1
-    assert all(a.reachable and a.cluster_queues for a in answers)
+        assert cluster_queue_lists(sim) == 1
+        assert all(a.reachable and a.cluster_queues for a in answers)
     fetch.snapshot()
     assert cluster_queue_lists(sim) == 1  # fresh for QM_LIVE_CACHE_SECONDS
