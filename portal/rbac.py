@@ -142,6 +142,26 @@ USES: tuple[Use, ...] = (
             (KUEUE, "workloads"),
         )
     ),
+    # --- apps.live: live queue and workload views (one cached snapshot for all viewers) ---
+    *(
+        Use("apps.live.fetch", KUEUE, kind, ("list",), "live queue view: quota use and workloads")
+        for kind in (*_QUEUE_KINDS, "workloads")
+    ),
+    Use("apps.live.fetch", KUEUE, "workloads", ("get",), "a workload newer than the snapshot"),
+    Use(
+        "apps.live.fetch",
+        "",
+        "events",
+        ("list",),
+        "a workload's Events, and Kueue's Preempted Events that name preemptors",
+    ),
+    Use(
+        "apps.live.fetch",
+        KUEUE_VISIBILITY,
+        "clusterqueues/pendingworkloads",
+        ("get",),
+        "positions of waiting workloads in each ClusterQueue",
+    ),
     Use(
         "apps.jobs.cluster",
         KUEUE_VISIBILITY,

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "apps.reports",
     "apps.notifications",
     "apps.whatif",
+    "apps.live",
 ]
 
 MIDDLEWARE = [
@@ -220,6 +221,8 @@ QM_RECONCILE_DEBOUNCE_SECONDS = env_float("QM_RECONCILE_DEBOUNCE_SECONDS", 0.3)
 QM_RECONCILE_BACKOFF_MAX_SECONDS = env_int("QM_RECONCILE_BACKOFF_MAX_SECONDS", 300)
 QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
 QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
+# How long one read of queues and workloads serves every viewer of the live views.
+QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 
 # --- What-if replays and start-time predictions ---------------------------------
 # Whether the cluster's Kueue Configuration enables fair sharing (Kueue's default: off).

@@ -30,6 +30,7 @@ urlpatterns = [
     path("api/v1/", include("apps.reports.api.urls")),
     path("api/v1/", include("apps.jobs.api.urls")),
     path("api/v1/", include("apps.whatif.api.urls")),
+    path("api/v1/", include("apps.live.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("apps.accounts.urls")),
@@ -37,6 +38,7 @@ urlpatterns = [
     path("reports/", include("apps.reports.urls")),
     path("notifications/", include("apps.notifications.urls")),
     path("", include("apps.whatif.urls")),
+    path("", include("apps.live.urls")),
     path("", include("apps.queues.urls")),
 ]
 if settings.QM_OIDC_ENABLED:

@@ -44,6 +44,20 @@ class TeamQuerySet(SignedInQuerySet):
         return self.prefetch_related("namespaces", "queues")
 
 
+class TeamNamespaceQuerySet(models.QuerySet):
+    def workloads_visible_to(self, user) -> TeamNamespaceQuerySet:
+        """Namespaces whose running and waiting workloads ``user`` may see by name.
+
+        Quotas and queue totals are for everyone; which workloads a team runs is team
+        business, as its batch jobs are: members see their teams' namespaces, admins all.
+        """
+        if _anonymous(user):
+            return self.none()
+        if user.is_platform_admin:
+            return self.all()
+        return self.filter(team_id__in=_member_team_ids(user))
+
+
 class QueueQuerySet(SignedInQuerySet):
     def with_policy(self) -> QueueQuerySet:
         """Everything needed to render a queue's policy without further queries."""

@@ -386,6 +386,27 @@ MATRIX: dict[str, list[tuple]] = {
     ],
     "whatif-detail": [("get", "/api/v1/whatif/{run}/", None, (U, 404, 404, 200, 200, 404))],
     "whatif-apply": [("post", "/api/v1/whatif/{run}/apply/", {}, (U, 404, 404, 400, 400, 404))],
+    # --- live views: queues a viewer submits to (admins: all); workloads of their teams'
+    # namespaces (vision's here), anyone else 404. No cluster answers here: "unreachable".
+    "live:queues": [("get", "/live/", None, (L, 200, 200, 200, 200, L))],
+    "live:workload": [
+        ("get", "/live/workloads/team-vision/job-x-1a2b3/", None, (L, 200, 404, 200, 200, L))
+    ],
+    "live-queues": [("get", "/api/v1/live/queues/", None, (U, 200, 200, 200, 200, 200))],
+    "live-workload": [
+        (
+            "get",
+            "/api/v1/live/workloads/team-vision/job-x-1a2b3/",
+            None,
+            (U, 200, 404, 200, 200, 404),
+        ),
+        (
+            "post",
+            "/api/v1/live/workloads/team-vision/job-x-1a2b3/",
+            {},
+            (U, 405, 405, 405, 405, 405),
+        ),
+    ],
     # Members see their namespace's ETAs (state "unavailable" while no cluster answers).
     "whatif-eta": [
         (

@@ -23,6 +23,7 @@ from apps.queues.querysets import (
     ChangeRequestQuerySet,
     QueueQuerySet,
     SignedInQuerySet,
+    TeamNamespaceQuerySet,
     TeamQuerySet,
 )
 
@@ -49,6 +50,8 @@ class TeamNamespace(models.Model):
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="namespaces")
     name = models.CharField(max_length=63, unique=True)
+
+    objects = TeamNamespaceQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

@@ -1,0 +1,88 @@
+"""The live views' answers for one viewer: the cached snapshot, computed and scoped.
+
+Pages and the API call these two functions and render what they return; nothing here
+writes. A cluster that does not answer gives ``state: "unreachable"`` (with the last
+snapshot, if any), never an exception.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import Http404
+
+from apps.live import compute, fetch, history, story
+from apps.queues.models import TeamNamespace
+from apps.queues.permissions import is_admin
+from portal.kube import KubeError
+
+
+def viewer_namespaces(user) -> set[str] | None:
+    """Namespaces whose workloads ``user`` sees by name; None: all (platform admins)."""
+    if is_admin(user):
+        return None
+    return set(TeamNamespace.objects.workloads_visible_to(user).values_list("name", flat=True))
+
+
+def _state(taken: fetch.Snapshot) -> dict:
+    return {
+        "state": "ok" if taken.reachable else "unreachable",
+        "fetched_at": taken.fetched_at or None,
+        "unreachable_since": taken.unreachable_since or None,
+        "detail": taken.detail,
+    }
+
+
+# Every queue row of the snapshot this process computed last: one computation per snapshot
+# and process, not per request. Rows are never modified (``visible_rows`` copies).
+_computed: dict[str, tuple[str, list[dict]]] = {}
+
+
+def _all_rows(taken: fetch.Snapshot) -> list[dict]:
+    where = settings.KUBECONFIG
+    stamp, rows = _computed.get(where, ("", []))
+    if not taken.fetched_at or stamp != taken.fetched_at:
+        rows = compute.queue_rows(
+            taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
+        )
+        rows = compute.with_local_namespaces(rows, taken.local_queues)
+        _computed[where] = (taken.fetched_at, rows)
+    return rows
+
+
+def live_queues(user) -> dict:
+    """Every queue the viewer submits to (admins: all), with quota use and workloads now."""
+    taken = fetch.snapshot()
+    rows = compute.visible_rows(_all_rows(taken), viewer_namespaces(user))
+    return {**_state(taken), "queues": rows}
+
+
+def workload_detail(user, namespace: str, name: str) -> dict:
+    """One Workload's page; 404 outside the viewer's namespaces, as for a missing one."""
+    namespaces = viewer_namespaces(user)
+    if namespaces is not None and namespace not in namespaces:
+        raise Http404("no such workload")
+    taken = fetch.snapshot()
+    try:
+        found = fetch.workload(namespace, name, taken)
+        events = fetch.workload_events(namespace, name) if found else []
+        preempted_events = fetch.preemption_events() if found else []
+    except KubeError as exc:
+        return {**_state(taken), "state": "unreachable", "detail": exc.describe(), "workload": None}
+    if found is None:
+        if taken.reachable:
+            raise Http404("no such workload")
+        return {**_state(taken), "workload": None}
+    # The recorder's history keeps preemptions past the Events' hour and names preemptors
+    # that are gone.
+    of, by = history.recorded_preemptions(found["metadata"].get("uid", ""))
+    named = story.named_preemptors(found, events + of)
+    page = story.workload_page(
+        found,
+        events=events + of,
+        workloads=taken.workloads,
+        local_queues=taken.local_queues,
+        preempted_events=preempted_events + by,
+        namespaces=namespaces,
+        known=history.recorded_workloads(named),
+    )
+    return {**_state(taken), "workload": page}

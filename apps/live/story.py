@@ -1,0 +1,188 @@
+"""One Workload's page: conditions, events, admission and its preemption story, pure.
+
+Kueue names a preemptor only by UID, in the victim's ``Preempted`` condition and in the
+``Preempted`` Event it records on the victim ("Preempted to accommodate a workload
+(UID: …)"). The victim's story comes from its own condition and Events; the preemptor's
+list of victims from every other Workload's condition and every ``Preempted`` Event
+naming its UID. A condition keeps only the latest preemption, Events keep earlier ones
+while the API server keeps them (an hour by default).
+"""
+
+from __future__ import annotations
+
+from apps.live.compute import (
+    cluster_queue_of,
+    condition,
+    flavors_by_pod_set,
+    local_queue_index,
+    workload_state,
+)
+from apps.reports.extract import preemptor_uid
+
+
+def _meta(obj: dict) -> dict:
+    return obj.get("metadata") or {}
+
+
+def _key(obj: dict) -> tuple[str, str]:
+    return (_meta(obj).get("namespace", ""), _meta(obj).get("name", ""))
+
+
+def conditions(workload: dict) -> list[dict]:
+    """Every condition, oldest transition first."""
+    rows = [
+        {
+            "type": c.get("type", ""),
+            "status": c.get("status", ""),
+            "reason": c.get("reason", ""),
+            "message": c.get("message", ""),
+            "at": c.get("lastTransitionTime", ""),
+        }
+        for c in (workload.get("status") or {}).get("conditions") or ()
+    ]
+    return sorted(rows, key=lambda r: (r["at"], r["type"]))
+
+
+def event_rows(events: list[dict]) -> list[dict]:
+    """Events about the Workload, oldest first."""
+    rows = [
+        {
+            "type": e.get("type", ""),
+            "reason": e.get("reason", ""),
+            "message": e.get("message", ""),
+            "at": e.get("lastTimestamp") or e.get("eventTime") or e.get("firstTimestamp") or "",
+            "count": e.get("count") or 1,
+        }
+        for e in events
+    ]
+    return sorted(rows, key=lambda r: r["at"])
+
+
+def named_preemptors(workload: dict, events: list[dict]) -> set[str]:
+    """UIDs of the preemptors this workload's condition and Events name."""
+    cond = condition(workload, "Preempted") or {}
+    messages = [cond.get("message") or ""] + [e.get("message") or "" for e in events]
+    return {preemptor_uid(m) for m in messages} - {""}
+
+
+def _who(uid: str, by_uid: dict[str, dict], namespaces: set[str] | None) -> dict:
+    """A workload named by UID, as much of it as the viewer may see."""
+    other = by_uid.get(uid)
+    if other is None:
+        return {"uid": uid, "namespace": "", "name": "", "known": False, "visible": False}
+    namespace, name = _key(other)
+    visible = namespaces is None or namespace in namespaces
+    return {
+        "uid": uid,
+        "namespace": namespace,
+        "name": name if visible else "",
+        "known": True,
+        "visible": visible,
+    }
+
+
+def preempted_by(
+    workload: dict, events: list[dict], by_uid: dict[str, dict], namespaces: set[str] | None
+) -> list[dict]:
+    """When and by whom this workload was preempted, newest first, one row per preemption."""
+    seen: dict[tuple[str, str], dict] = {}
+    found = []
+    cond = condition(workload, "Preempted")
+    if cond and cond.get("status") == "True":
+        evicted = condition(workload, "Evicted") or {}
+        found.append((evicted.get("lastTransitionTime") or cond.get("lastTransitionTime"), cond))
+    for event in events:
+        if event.get("reason") == "Preempted":
+            found.append((event.get("lastTimestamp") or event.get("firstTimestamp"), event))
+    for at, source in found:
+        uid = preemptor_uid(source.get("message") or "")
+        key = (uid, (at or "")[:19])
+        if key in seen:
+            continue
+        seen[key] = {
+            "at": at or "",
+            "reason": source.get("reason", ""),
+            "message": source.get("message", ""),
+            "preemptor": _who(uid, by_uid, namespaces),
+        }
+    return sorted(seen.values(), key=lambda r: r["at"], reverse=True)
+
+
+def victims_of(
+    uid: str,
+    workloads: list[dict],
+    preempted_events: list[dict],
+    namespaces: set[str] | None,
+) -> list[dict]:
+    """Workloads this one preempted, from their conditions and ``Preempted`` Events."""
+    if not uid:
+        return []
+    by_key = {_key(w): w for w in workloads}
+    found: dict[tuple[str, str, str], dict] = {}
+    for w in workloads:
+        cond = condition(w, "Preempted")
+        if cond and cond.get("status") == "True" and preemptor_uid(cond.get("message", "")) == uid:
+            evicted = condition(w, "Evicted") or {}
+            at = evicted.get("lastTransitionTime") or cond.get("lastTransitionTime") or ""
+            found[(*_key(w), at[:19])] = _victim(_key(w), at, by_key, namespaces)
+    for event in preempted_events:
+        if preemptor_uid(event.get("message") or "") != uid:
+            continue
+        involved = event.get("involvedObject") or {}
+        key = (involved.get("namespace", ""), involved.get("name", ""))
+        at = event.get("lastTimestamp") or event.get("firstTimestamp") or ""
+        found.setdefault((*key, at[:19]), _victim(key, at, by_key, namespaces))
+    return sorted(found.values(), key=lambda r: r["at"], reverse=True)
+
+
+def _victim(key: tuple[str, str], at: str, by_key: dict, namespaces: set[str] | None) -> dict:
+    visible = namespaces is None or key[0] in namespaces
+    return {
+        "namespace": key[0],
+        "name": key[1] if visible else "",
+        "at": at,
+        "visible": visible,
+        "exists": key in by_key,
+    }
+
+
+def workload_page(
+    workload: dict,
+    *,
+    events: list[dict],
+    workloads: list[dict],
+    local_queues: list[dict],
+    preempted_events: list[dict],
+    namespaces: set[str] | None,
+    known: list[dict] = (),
+) -> dict:
+    """Everything the workload page and its API show.
+
+    ``known`` are workloads that may be gone from the cluster (recorded history), used
+    only to name a preemptor.
+    """
+    meta, spec = _meta(workload), workload.get("spec") or {}
+    by_uid = {_meta(w).get("uid", ""): w for w in (*known, *workloads)}
+    return {
+        "namespace": meta.get("namespace", ""),
+        "name": meta.get("name", ""),
+        "uid": meta.get("uid", ""),
+        "created": meta.get("creationTimestamp", ""),
+        "owner": _owner(meta),
+        "local_queue": spec.get("queueName", ""),
+        "cluster_queue": cluster_queue_of(workload, local_queue_index(local_queues)),
+        "priority": spec.get("priority") or 0,
+        "state": workload_state(workload),
+        "conditions": conditions(workload),
+        "events": event_rows(events),
+        "admission": flavors_by_pod_set(workload),
+        "preempted_by": preempted_by(workload, events, by_uid, namespaces),
+        "preempted": victims_of(meta.get("uid", ""), workloads, preempted_events, namespaces),
+    }
+
+
+def _owner(meta: dict) -> dict:
+    for ref in meta.get("ownerReferences") or ():
+        if ref.get("controller", True):
+            return {"kind": ref.get("kind", ""), "name": ref.get("name", "")}
+    return {"kind": "", "name": ""}

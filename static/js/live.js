@@ -1,0 +1,95 @@
+// The live queue view: render the embedded answer, then poll /api/v1/live/queues/ and
+// render again. No reload, no framework: a few DOM helpers.
+(function () {
+  var root = document.getElementById("live-queues");
+  if (!root) return;
+  var every = Math.max(2, Number(root.dataset.every) || 5) * 1000;
+  var statusBox = root.querySelector("[data-live-status]");
+  var body = root.querySelector("[data-live-body]");
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    (children || []).forEach(function (c) {
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+  function when(iso) { return iso ? new Date(iso).toISOString().slice(0, 19).replace("T", " ") + " UTC" : "—"; }
+  function workloadLink(w) {
+    var href = root.dataset.workloadUrl.replace("namespace-here", encodeURIComponent(w.namespace))
+      .replace("name-here", encodeURIComponent(w.name));
+    return el("a", {href: href, "data-workload": w.namespace + "/" + w.name}, [w.namespace + "/" + w.name]);
+  }
+  function requests(map) {
+    return Object.keys(map).map(function (k) { return k + ": " + map[k]; }).join(", ") || "—";
+  }
+  function flavorTable(q) {
+    var head = el("tr", {}, ["Flavor", "Resource", "Nominal", "In use", "Borrowed", "Lent"].map(function (h, i) {
+      return el("th", i > 1 ? {"class": "num"} : {}, [h]);
+    }));
+    var rows = q.flavors.map(function (f) {
+      var cells = [f.flavor, f.resource, f.nominal, f.in_use, f.borrowed, f.lent];
+      var names = ["flavor", "resource", "nominal", "in_use", "borrowed", "lent"];
+      return el("tr", {"data-flavor": f.flavor, "data-resource": f.resource}, cells.map(function (c, i) {
+        return el("td", i > 1 ? {"class": "num", "data-col": names[i]} : {}, [c]);
+      }));
+    });
+    return el("table", {"class": "live-flavors"}, [head].concat(rows));
+  }
+  function workloadTable(list, waiting) {
+    if (!list.length) return el("p", {"class": "muted"}, [waiting ? "Nothing waiting." : "Nothing admitted."]);
+    var titles = waiting ? ["#", "Workload", "Priority", "Requests", "Why it waits"]
+                         : ["Workload", "State", "Priority", "Requests", "Flavors"];
+    var head = el("tr", {}, titles.map(function (t) { return el("th", {}, [t]); }));
+    var rows = list.map(function (w) {
+      var flavors = w.flavors.map(function (p) {
+        return p.pod_set + ": " + Object.keys(p.flavors).map(function (r) { return r + "→" + p.flavors[r]; }).join(", ");
+      }).join("; ");
+      var cells = waiting
+        ? [w.position === null ? "?" : String(w.position + 1), workloadLink(w), String(w.priority), requests(w.requests), w.waiting_reason]
+        : [workloadLink(w), w.state, String(w.priority), requests(w.requests), flavors];
+      return el("tr", {"data-state": w.state}, cells.map(function (c) { return el("td", {}, [c]); }));
+    });
+    return el("table", {"class": waiting ? "live-waiting" : "live-admitted"}, [head].concat(rows));
+  }
+  function queueSection(q) {
+    var counters = "admitted " + q.admitted_workloads + " · reserving " + q.reserving_workloads +
+      " · pending " + q.pending_workloads + (q.cohort ? " · cohort " + q.cohort : " · no cohort");
+    var parts = [
+      el("h2", {}, [q.name + " "].concat(q.active ? [] : [el("span", {"class": "badge bad"}, ["inactive"])])),
+      el("p", {"class": "muted", "data-counters": ""}, [counters + (q.active_reason ? " — " + q.active_reason : "")]),
+      flavorTable(q),
+      el("p", {}, ["Waiting now asks for: " + requests(q.pending_requests)]),
+      el("h3", {}, ["Admitted (" + q.admitted.length + ")"]),
+      workloadTable(q.admitted, false),
+      el("h3", {}, ["Waiting (" + q.waiting.length + ")"]),
+      workloadTable(q.waiting, true),
+    ];
+    return el("section", {"class": "live-queue", "data-queue": q.name}, parts);
+  }
+  function render(data) {
+    if (data.state === "unreachable") {
+      statusBox.className = "panel warn";
+      statusBox.textContent = "Cluster unreachable since " + when(data.unreachable_since) +
+        (data.fetched_at ? "; showing what it said at " + when(data.fetched_at) : "; nothing to show yet") +
+        ". " + data.detail;
+    } else {
+      statusBox.className = "panel";
+      statusBox.textContent = "As of " + when(data.fetched_at) + ".";
+    }
+    statusBox.setAttribute("data-state", data.state);
+    var sections = data.queues.map(queueSection);
+    if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
+    body.replaceChildren.apply(body, sections);
+  }
+  function poll() {
+    fetch(root.dataset.url, {credentials: "same-origin", headers: {Accept: "application/json"}})
+      .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+      .then(render)
+      .catch(function () { statusBox.className = "panel warn"; statusBox.textContent = "The portal is not answering; retrying."; })
+      .finally(function () { setTimeout(poll, every); });
+  }
+  render(JSON.parse(document.getElementById("live-data").textContent));
+  setTimeout(poll, every);
+})();
