@@ -6,7 +6,9 @@ progress, one line per virtual hour. ``DemoWeek`` follows those lines on a threa
 progress bar in the terminal and the progress record every page shows
 (``portal.preparing``). When the week is done it backfills the week's GPU metrics into
 Prometheus and starts it (when installed), runs ``manage.py finish_demo_week`` (wait for
-the recorder, build the reports) and removes the record.
+the recorder, build the reports) and removes the record. A marker file (``pending``)
+stays until that succeeded: a first start stopped half-way is finished on the next
+start (``resume=True``: the reports of what was played and recorded; no backfill).
 """
 
 from __future__ import annotations
@@ -48,13 +50,17 @@ class DemoWeek:
         sim_url: str,
         data_dir: Path,
         prometheus_work: Path,
+        pending: Path,
         days: int,
         spawn: Callable[[str, list[str]], subprocess.Popen],
+        resume: bool = False,
     ) -> None:
         self.lines, self.sim_url, self.data_dir, self.days = lines, sim_url, data_dir, days
-        self.spawn = spawn
+        self.spawn, self.pending, self.resume = spawn, pending, resume
         self.prometheus_work = prometheus_work
-        self.prometheus_port = demo_prometheus.free_port() if demo_prometheus.available() else 0
+        # Resumed, the launcher starts Prometheus itself (nothing is left to backfill).
+        available = demo_prometheus.available() and not resume
+        self.prometheus_port = demo_prometheus.free_port() if available else 0
         self.children: list[subprocess.Popen] = []
         self.ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="demo-week", daemon=True)
@@ -64,11 +70,23 @@ class DemoWeek:
         return f"http://127.0.0.1:{self.prometheus_port}" if self.prometheus_port else ""
 
     def start(self) -> DemoWeek:
-        preparing.write(self.data_dir, progress(0, self.days))
+        self.pending.parent.mkdir(parents=True, exist_ok=True)
+        self.pending.touch()  # until the reports are built, even across restarts
+        if not self.resume:
+            preparing.write(self.data_dir, progress(0, self.days))
         self._thread.start()
         return self
 
     def _run(self) -> None:
+        if self.resume:
+            _say("the first start stopped before the demo week was ready: building its reports")
+            self._finish()
+        else:
+            self._follow()
+        for _rest in self.lines:  # keep the pipe drained; the cluster says little more
+            pass
+
+    def _follow(self) -> None:
         shown = -1
         for line in self.lines:
             if match := PROGRESS.search(line):
@@ -80,9 +98,7 @@ class DemoWeek:
             elif DONE.search(line):
                 _say(line.strip())
                 self._finish()
-                break
-        for _rest in self.lines:  # keep the pipe drained; the cluster says little more
-            pass
+                return
 
     def _finish(self) -> None:
         step = "recording the last events and building the week's reports"
@@ -94,6 +110,7 @@ class DemoWeek:
         outcome = finish.wait()
         preparing.clear(self.data_dir)
         if outcome == 0:
+            self.pending.unlink(missing_ok=True)
             self.ready.set()
             _say("the demo week is ready: its reports and what-if are open")
         else:

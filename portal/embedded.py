@@ -33,6 +33,8 @@ PYTHON = sys.executable
 KUBECONFIG = ROOT / "var" / "kubeconfig"
 REAL_WORKDIR = ROOT / "var" / "realcluster"
 PROMETHEUS_WORK = ROOT / "var" / "prometheus"
+# Present from a first start until its demo week's reports are built.
+DEMO_WEEK_PENDING = ROOT / "var" / "demo-week.pending"
 PREFERRED_SIM_PORT = 6443
 DEMO_DAYS = 7
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -155,13 +157,14 @@ def _start_prometheus(sim_url: str) -> list[subprocess.Popen]:
     return [process]
 
 
-def _demo_week(sim: subprocess.Popen, sim_url: str) -> DemoWeek:
+def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> DemoWeek:
     """Follows the week the cluster plays; Prometheus starts (backfilled) when it is done,
     on a port chosen now so that the web server and worker know its URL from the start."""
     PROMETHEUS_WORK.mkdir(parents=True, exist_ok=True)
     week = DemoWeek(
         sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=PROMETHEUS_WORK,
-        days=DEMO_DAYS, spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
+        pending=DEMO_WEEK_PENDING, days=DEMO_DAYS, resume=resume,
+        spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
     )  # fmt: skip
     if week.prometheus_url:
         _EXTRA_ENV["PROMETHEUS_URL"] = week.prometheus_url
@@ -194,10 +197,14 @@ def main() -> int:
                 week = _demo_week(sim, sim_url).start()
             else:
                 cluster[:0] = _start_prometheus(sim_url)
+                if DEMO_WEEK_PENDING.exists():  # the first start was stopped half-way
+                    week = _demo_week(sim, sim_url, resume=True)
         # The real cluster has no generated week: it gets the demo policy only.
         _prepare(seeded=with_cluster and not _real())
         processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
         _announce(host, port, with_cluster=with_cluster)
+        if week is not None and week.resume:
+            week.start()
         while not stop["now"] and all(p.poll() is None for p in processes):
             time.sleep(0.5)
     finally:
