@@ -112,7 +112,9 @@ def watch_events(
         yield expired(exc)
         return
     store = cluster.store
-    position = store.watchers.open(target.rtype.key, 0)
+    # _start has checked that a resumed watch's resourceVersion is a number.
+    resumed = None if opts.resource_version in ("", "0") else int(opts.resource_version)
+    position = store.watchers.open(target.rtype.key, resumed)
     try:
         yield from first
         store.watchers.advance(position, last_rv)
