@@ -84,7 +84,7 @@ def test_a_database_already_in_use_gets_no_demo(db):
 
 def test_load_demo_refuses_in_production(settings):
     settings.QM_ENV = "production"
-    for command in ("load_demo", "seed_demo"):
+    for command in ("load_demo", "seed_demo", "finish_demo_week"):
         with pytest.raises(CommandError, match="QM_ENV=production"):
             call_command(command, stdout=StringIO())
     assert not User.objects.exists() and not DemoSeed.objects.exists()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from apps.jobs.demo import adopt_seeded_notebooks
@@ -34,6 +34,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, days: float, wait_seconds: float, **options) -> None:
+        if settings.QM_ENV == "production":
+            # It adopts the notebooks it finds as the users their labels name: demo only.
+            raise CommandError("finish_demo_week is for the demo (make run): QM_ENV=production")
         if not settings.QM_CLUSTER_SYNC:
             self.stdout.write("cluster sync is off: no history to record")
             return
