@@ -73,8 +73,9 @@ def main() -> None:
             break
         time.sleep(0.5)
     load_end = load()
-    os.killpg(process.pid, signal.SIGINT)
-    process.wait(timeout=60)
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=60)
     print(json.dumps({
         "portal_answers_s": round(marks.get("healthz", -1), 1),
         "week_played_s": round(marks.get(WEEK_PLAYED, -1), 1),
