@@ -40,8 +40,8 @@ def backfill(sim_url: str, work: Path, days: int) -> None:
     history.unlink()
 
 
-def start(sim_url: str, work: Path) -> tuple[subprocess.Popen, str]:
-    """Start Prometheus on a free loopback port, scraping the simulated cluster."""
+def start(sim_url: str, work: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+    """Start Prometheus on ``port`` (default: a free loopback port), scraping the cluster."""
     target = sim_url.removeprefix("http://")
     config = work / "prometheus.yml"
     config.write_text(
@@ -49,7 +49,7 @@ def start(sim_url: str, work: Path) -> tuple[subprocess.Popen, str]:
         f"scrape_configs:\n  - job_name: simcluster\n    static_configs:\n"
         f"      - targets: ['{target}']\n"
     )
-    port = _free_port()
+    port = port or free_port()
     log = (work / "prometheus.log").open("ab")
     process = subprocess.Popen(
         ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={work / 'data'}",
@@ -62,7 +62,7 @@ def start(sim_url: str, work: Path) -> tuple[subprocess.Popen, str]:
     return process, url
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]

@@ -3,6 +3,10 @@
 Starts the simulated Kubernetes cluster (unless ``QM_CLUSTER_SYNC=false``), the
 web server and a Celery worker with embedded beat (filesystem broker, no Redis),
 prints the URL, demo logins and the kubectl command, and stops everything on Ctrl-C.
+On the first start the portal answers at once: the cluster plays the demo week behind
+it, the worker's history recorder watches it as it happens, and ``DemoWeek``
+(``portal/demo_week.py``) shows the progress (terminal and a banner on every page) and
+builds the week's reports when it is done.
 ``QM_CLUSTER=real`` starts the real control plane from ``realcluster/`` instead (the
 real Kueue on KWOK nodes; no generated week). The portal is always pointed at the
 cluster started here, never at whatever ``KUBECONFIG`` the shell has, so a demo never
@@ -20,13 +24,17 @@ import sys
 import time
 from pathlib import Path
 
-from portal import demo_prometheus
-from portal.env import env_bool, env_choice
+from portal import demo_prometheus, preparing
+from portal.demo_week import DemoWeek
+from portal.env import env_bool, env_choice, env_str
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 KUBECONFIG = ROOT / "var" / "kubeconfig"
 REAL_WORKDIR = ROOT / "var" / "realcluster"
+PROMETHEUS_WORK = ROOT / "var" / "prometheus"
+# Present from a first start until its demo week's reports are built.
+DEMO_WEEK_PENDING = ROOT / "var" / "demo-week.pending"
 PREFERRED_SIM_PORT = 6443
 DEMO_DAYS = 7
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -98,10 +106,11 @@ def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]  # what the portal's settings say the cluster's Kueue does
     if first_start:
-        # First start: the engine replays a generated week in virtual time, labelled
-        # as ours so the portal adopts the demo queues; later starts resume the snapshot.
+        # First start: the engine plays a generated week in virtual time while it serves,
+        # labelled as ours so the portal adopts the demo queues; later starts resume the
+        # snapshot.
         argv += ["--seed-history", str(DEMO_DAYS), "--seed-label", f"{MANAGED_BY}=quartermaster"]
-        print(f"generating {DEMO_DAYS} days of demo history (about half a minute)…", flush=True)
+        print(f"the simulated cluster plays {DEMO_DAYS} days of demo history behind the portal")
     else:
         argv += ["--trickle"]
     print(f"starting simulated cluster: {' '.join(argv)}", flush=True)
@@ -136,20 +145,35 @@ def _start_real_cluster() -> subprocess.Popen:
     return process
 
 
-def _start_prometheus(sim_url: str, first_start: bool) -> list[subprocess.Popen]:
+def _start_prometheus(sim_url: str) -> list[subprocess.Popen]:
     """A real Prometheus on the cluster's metrics when the package is installed."""
     if not demo_prometheus.available():
         print("prometheus is not installed: reports will mark GPU-metric panels as missing")
         return []
-    work = ROOT / "var" / "prometheus"
-    work.mkdir(parents=True, exist_ok=True)
-    if first_start:
-        print("backfilling the week's GPU metrics into Prometheus…", flush=True)
-        demo_prometheus.backfill(sim_url, work, DEMO_DAYS)
-    process, url = demo_prometheus.start(sim_url, work)
+    PROMETHEUS_WORK.mkdir(parents=True, exist_ok=True)
+    process, url = demo_prometheus.start(sim_url, PROMETHEUS_WORK)
     _EXTRA_ENV["PROMETHEUS_URL"] = url
     print(f"Prometheus at {url}", flush=True)
     return [process]
+
+
+def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> DemoWeek:
+    """Follows the week the cluster plays; Prometheus starts (backfilled) when it is done,
+    on a port chosen now so that the web server and worker know its URL from the start."""
+    PROMETHEUS_WORK.mkdir(parents=True, exist_ok=True)
+    week = DemoWeek(
+        sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=PROMETHEUS_WORK,
+        pending=DEMO_WEEK_PENDING, days=DEMO_DAYS, resume=resume,
+        spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
+    )  # fmt: skip
+    if week.prometheus_url:
+        _EXTRA_ENV["PROMETHEUS_URL"] = week.prometheus_url
+    return week
+
+
+def _data_dir() -> Path:
+    """Where the portal keeps its data (``QM_DATA_DIR``, as portal/settings.py reads it)."""
+    return Path(env_str("QM_DATA_DIR", str(ROOT / "var")))
 
 
 def main() -> int:
@@ -158,37 +182,49 @@ def main() -> int:
     with_cluster = env_bool("QM_CLUSTER_SYNC", True)
     cluster: list[subprocess.Popen] = []
     processes: list[subprocess.Popen] = []
+    week: DemoWeek | None = None
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    preparing.clear(_data_dir())  # a launcher that was killed may have left its record
     try:
         if with_cluster and _real():
             cluster.append(_start_real_cluster())
         elif with_cluster:
             sim, sim_url = _start_cluster(first_start)
             cluster.append(sim)
-            cluster[:0] = _start_prometheus(sim_url, first_start)
+            if first_start:
+                week = _demo_week(sim, sim_url).start()
+            else:
+                cluster[:0] = _start_prometheus(sim_url)
+                if DEMO_WEEK_PENDING.exists():  # the first start was stopped half-way
+                    week = _demo_week(sim, sim_url, resume=True)
         # The real cluster has no generated week: it gets the demo policy only.
         _prepare(seeded=with_cluster and not _real())
         processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
         _announce(host, port, with_cluster=with_cluster)
+        if week is not None and week.resume:
+            week.start()
         while not stop["now"] and all(p.poll() is None for p in processes):
             time.sleep(0.5)
     finally:
         print("\nstopping…", flush=True)
-        _stop(processes)
+        _stop((week.children if week else []) + processes)
         _stop(cluster)  # last, so it saves its snapshot after the worker's final writes
+        preparing.clear(_data_dir())
     failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
     return 1 if failed and not stop["now"] else 0
 
 
+# What every start runs before the web server and worker, in order. Both demo commands
+# load the demo into a new database only (DemoSeed): a restart changes nothing.
+PREPARE_SEEDED = [["migrate", "--noinput", "-v0"], ["seed_demo"]]
+PREPARE_UNSEEDED = [["migrate", "--noinput", "-v0"], ["load_demo"]]
+
+
 def _prepare(*, seeded: bool) -> None:
-    _manage("migrate", "--noinput", "-v0")
-    # Both load the demo into a new database only (DemoSeed): a restart changes nothing.
-    if seeded:
-        _manage("seed_demo", "--days", str(DEMO_DAYS))
-    else:
-        _manage("load_demo")
+    for command in PREPARE_SEEDED if seeded else PREPARE_UNSEEDED:
+        _manage(*command)
 
 
 def _web_argv(host: str, port: str) -> list[str]:

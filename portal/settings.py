@@ -98,6 +98,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "apps.accounts.context_processors.roles",
+                "portal.context_processors.preparing",
             ],
             # Every date on every page goes through ``|when`` (portal.dates): one format.
             "builtins": ["portal.templatetags.dates"],

@@ -410,10 +410,14 @@ def seed_history(
     seed: int = 1,
     objects: list[Obj] | None = None,
     until_ms: int | None = None,
+    pace: Callable[[int], None] | None = None,
+    pace_every_ms: int = 3_600_000,
 ) -> int:
     """Build the cluster's past ``days`` through ``controller`` (virtual clock); returns workloads submitted.
 
-    The controller's clock must be virtual and set to the start of the period.
+    The controller's clock must be virtual and set to the start of the period. With
+    ``pace``, time stops every ``pace_every_ms`` of virtual time (and at the end) and
+    ``pace(now_ms)`` is called, e.g. to wait for the API server's watchers to catch up.
     """
     from simcluster.controller.submit import Submitter
 
@@ -424,13 +428,22 @@ def seed_history(
     start = controller.clock.now_ms()
     end = until_ms if until_ms is not None else start + int(days * DAY_MS)
     trace = generate_week(catalogue, days=days, seed=seed, start_ms=start)
-    submitted = 0
+    submitted, pause = 0, start + pace_every_ms
     for at, obj in trace:
-        if at <= end:
-            controller.advance_to(at, publish_queues=False)
-            submit.ensure(obj)
-            submitted += 1
-    controller.advance_to(end)
+        if at > end:
+            continue
+        while pace is not None and pause <= at:
+            pace(controller.advance_to(pause))
+            pause += pace_every_ms
+        controller.advance_to(at, publish_queues=False)
+        submit.ensure(obj)
+        submitted += 1
+    while pace is not None and pause < end:
+        pace(controller.advance_to(pause))
+        pause += pace_every_ms
+    now = controller.advance_to(end)
+    if pace is not None:
+        pace(now)
     return submitted
 
 

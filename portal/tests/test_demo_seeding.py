@@ -12,6 +12,7 @@ from apps.queues import services
 from apps.queues.choices import TeamRole
 from apps.queues.models import AuditEntry, DemoSeed, Membership, Queue
 from apps.queues.snapshots import queue_snapshot
+from portal import embedded
 
 pytestmark = pytest.mark.django_db
 
@@ -21,11 +22,12 @@ def _no_cluster(settings):
     settings.QM_CLUSTER_SYNC = False  # the portal's side of start-up; no cluster to seed
 
 
-def _start() -> str:
-    """What ``make run`` runs at start-up: seed_demo with a cluster, load_demo without."""
+def _start(*, seeded: bool = True) -> str:
+    """What ``make run`` runs before its web server and worker, with a cluster (seed_demo)
+    or without one (load_demo): the launcher's own list of commands."""
     out = StringIO()
-    call_command("seed_demo", "--days", "7", stdout=out)
-    call_command("load_demo", stdout=out)
+    for command in embedded.PREPARE_SEEDED if seeded else embedded.PREPARE_UNSEEDED:
+        call_command(*command, stdout=out)
     return out.getvalue()
 
 
@@ -56,20 +58,21 @@ def _user_changes() -> dict:
     return {"snapshot": _vision(), "token": token.pk}
 
 
-def test_a_restart_keeps_every_user_change_and_writes_nothing(settings):
+def test_restarts_keep_every_user_change_and_write_nothing(settings):
     first = _start()
     assert "admin-demo-pass" in first and DemoSeed.objects.get().loaded
     changed = _user_changes()
     audit_rows = AuditEntry.objects.count()
-    again = _start()
-    assert "admin-demo-pass" not in again and "left as its users left it" in again
-    assert _vision() == changed["snapshot"]
-    assert _vision()["fair_weight"] == "3" and _vision()["quotas"][0]["nominal"] == "20"
-    assert Membership.objects.filter(user__username="carol", team__slug="vision").exists()
-    assert ApiToken.objects.get(pk=changed["token"]).revoked_at is not None
-    assert User.objects.get(username="vera").check_password("vera-changed-it")
-    assert AuditEntry.objects.count() == audit_rows
-    assert DemoSeed.objects.count() == 1
+    for seeded in (True, False):  # restarted twice: with the cluster, then without
+        again = _start(seeded=seeded)
+        assert "admin-demo-pass" not in again and "left as its users left it" in again
+        assert _vision() == changed["snapshot"]
+        assert _vision()["fair_weight"] == "3" and _vision()["quotas"][0]["nominal"] == "20"
+        assert Membership.objects.filter(user__username="carol", team__slug="vision").exists()
+        assert ApiToken.objects.get(pk=changed["token"]).revoked_at is not None
+        assert User.objects.get(username="vera").check_password("vera-changed-it")
+        assert AuditEntry.objects.count() == audit_rows
+        assert DemoSeed.objects.count() == 1
 
 
 def test_a_database_already_in_use_gets_no_demo(db):
@@ -81,7 +84,7 @@ def test_a_database_already_in_use_gets_no_demo(db):
 
 def test_load_demo_refuses_in_production(settings):
     settings.QM_ENV = "production"
-    for command in ("load_demo", "seed_demo"):
+    for command in ("load_demo", "seed_demo", "finish_demo_week"):
         with pytest.raises(CommandError, match="QM_ENV=production"):
             call_command(command, stdout=StringIO())
     assert not User.objects.exists() and not DemoSeed.objects.exists()

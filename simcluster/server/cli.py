@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from simcluster.server.app import SimServer
 
@@ -44,7 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed-history",
         type=float,
         metavar="DAYS",
-        help="build DAYS of demo history before serving",
+        help="play DAYS of demo history while serving, paced by the Workload watchers",
+    )
+    live.add_argument(
+        "--seed-wait",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="how long the history waits for Workload watchers before playing on unpaced",
     )
     live.add_argument("--seed", type=int, default=1, help="demo generator seed")
     live.add_argument(
@@ -81,42 +89,51 @@ def kueue_config(args: argparse.Namespace) -> dict | None:
     }
 
 
-def start_controller(server: SimServer, args: argparse.Namespace) -> None:
-    """Attach the live controller; with --seed-history, replay the past week first."""
+def start_controller(server: SimServer, args: argparse.Namespace) -> Callable[[], None]:
+    """Attach the live controller; returns what to run once the server listens.
+
+    With --seed-history that is the demo week, played behind the API (``LiveSeed``);
+    the wall clock and the trickle of new jobs take over when it is done."""
     from simcluster.controller import attach
     from simcluster.controller.catalog import load_prices
     from simcluster.controller.clock import wall_ms
-    from simcluster.demo import DAY_MS, Trickle, demo_objects, seed_history
+    from simcluster.demo import DAY_MS, Trickle, demo_objects
+    from simcluster.live_seed import LiveSeed
 
     prices, config = load_prices(args.prices), kueue_config(args)
+
+    def trickle() -> None:
+        if args.clock == "real" and (args.trickle or args.seed_history):
+            started = Trickle(server.controller, seed=args.seed + 1).start()
+            server.on_stop.insert(0, started.stop)
+
     if not args.seed_history:
         attach(server, args.clock, tick=args.tick, prices=prices, kueue_config=config)
-    else:
-        now = wall_ms()
-        ctl = attach(
-            server,
-            "virtual",
-            start_ms=now - int(args.seed_history * DAY_MS),
-            prices=prices,
-            run=False,
-            kueue_config=config,
-        )
-        labels = dict(item.split("=", 1) for item in args.seed_label)
-        catalogue = demo_objects(labels=labels)
-        count = seed_history(
-            ctl, args.seed_history, seed=args.seed, objects=catalogue, until_ms=now // 1000 * 1000
-        )
-        print(
-            f"simcluster seeded {count} workloads over {args.seed_history:g} days",
-            file=sys.stderr,
-            flush=True,
-        )
+        trickle()
+        return lambda: None
+    now = wall_ms()
+    ctl = attach(
+        server,
+        "virtual",
+        start_ms=now - int(args.seed_history * DAY_MS),
+        prices=prices,
+        run=False,
+        kueue_config=config,
+    )
+
+    def week_done() -> None:
         if args.clock == "real":
             ctl.clock.switch_to_real()
         ctl.start(args.tick if args.clock == "real" else 0.05)
-    if args.clock == "real" and (args.trickle or args.seed_history):
-        trickle = Trickle(server.controller, seed=args.seed + 1).start()
-        server.on_stop.insert(0, trickle.stop)
+        trickle()
+
+    labels = dict(item.split("=", 1) for item in args.seed_label)
+    seed = LiveSeed(
+        ctl, args.seed_history, seed=args.seed, objects=demo_objects(labels=labels),
+        until_ms=now // 1000 * 1000, on_done=week_done, wait_seconds=args.seed_wait,
+    )  # fmt: skip
+    server.on_stop.insert(0, seed.stop)
+    return seed.start
 
 
 def main(argv: list[str]) -> int:
@@ -134,13 +151,13 @@ def main(argv: list[str]) -> int:
         snapshot_interval=args.snapshot_interval,
         bookmark_interval=args.bookmark_interval,
     )
-    if not args.no_controller:
-        start_controller(server, args)
+    after_start = start_controller(server, args) if not args.no_controller else lambda: None
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: done.set())
     server.start()
     print(f"simcluster listening on {server.url}", flush=True)
+    after_start()
     # The main thread only waits: shutdown() must not run on the serving thread.
     while not done.wait(0.5):
         pass

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from simcluster.server.watchers import WatchPositions
+
 ResourceKey = tuple[str, str]  # (group, plural)
 ObjectKey = tuple[str, str]  # (namespace or "", name)
 
@@ -65,6 +67,8 @@ class Store:
         # a watch may resume from any rv >= this one.
         self._compacted_rv = 0
         self._closed = False
+        # Where the open watch streams are (pacing a generated history; see watchers.py).
+        self.watchers = WatchPositions()
 
     @property
     def resource_version(self) -> int:

@@ -111,7 +111,27 @@ def watch_events(
     except TooOldError as exc:
         yield expired(exc)
         return
-    yield from first
+    store = cluster.store
+    # _start has checked that a resumed watch's resourceVersion is a number.
+    resumed = None if opts.resource_version in ("", "0") else int(opts.resource_version)
+    position = store.watchers.open(target.rtype.key, resumed)
+    try:
+        yield from first
+        store.watchers.advance(position, last_rv)
+        yield from _follow(cluster, target, predicate, opts, client_gone, last_rv, position)
+    finally:
+        store.watchers.close(position)
+
+
+def _follow(
+    cluster: Cluster,
+    target: Target,
+    predicate: Predicate,
+    opts: WatchOptions,
+    client_gone: Callable[[], bool],
+    last_rv: int,
+    position: int,
+) -> Iterator[Obj]:
     deadline = time.monotonic() + opts.timeout_seconds
     last_sent = time.monotonic()
     store = cluster.store
@@ -128,6 +148,7 @@ def watch_events(
             for event in events:
                 last_sent = time.monotonic()
                 yield event
+            store.watchers.advance(position, last_rv)
         if opts.bookmarks and time.monotonic() - last_sent >= opts.bookmark_interval:
             last_sent = time.monotonic()
             yield bookmark(target, last_rv)

@@ -42,8 +42,16 @@ def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: fl
 
 
 class SimCluster:
-    def __init__(self, workdir: Path, *, controller: bool = True, clock: str = "real"):
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        controller: bool = True,
+        clock: str = "real",
+        args: tuple[str, ...] = (),
+    ):
         self.workdir = workdir
+        self.args = args  # more ``serve`` options, e.g. ("--seed-history", "1")
         # Without the controller the server is a bare API server: tests that
         # fabricate Kueue's status by hand need nobody else writing it.
         self.controller = controller
@@ -57,6 +65,7 @@ class SimCluster:
         argv = [sys.executable, "-m", "simcluster", "serve", "--port", str(self.port)]
         argv += ["--kubeconfig-out", str(self.kubeconfig), "--snapshot", str(self.snapshot)]
         argv += ["--clock", self.clock] if self.controller else ["--no-controller"]
+        argv += list(self.args)
         errors = open(self.workdir / "simcluster.err", "a")  # noqa: SIM115 (child keeps it)
         self.process = subprocess.Popen(
             argv, cwd=REPO, stdout=subprocess.PIPE, stderr=errors, text=True

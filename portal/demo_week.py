@@ -1,0 +1,135 @@
+"""The demo week behind a running portal, for `make run`'s first start.
+
+The simulated cluster plays the generated week while it serves (``serve --seed-history``,
+paced so the worker's history recorder watches every transition) and prints its
+progress, one line per virtual hour. ``DemoWeek`` follows those lines on a thread: a
+progress bar in the terminal and the progress record every page shows
+(``portal.preparing``). When the week is done it backfills the week's GPU metrics into
+Prometheus and starts it (when installed), runs ``manage.py finish_demo_week`` (wait for
+the recorder, build the reports) and removes the record. A marker file (``pending``)
+stays until that succeeded: a first start stopped half-way is finished on the next
+start (``resume=True``: the reports of what was played and recorded; no backfill).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from portal import demo_prometheus, preparing
+
+TITLE = "Preparing the demo week"
+NOTE = "reports and what-if will be ready when it finishes"
+PROGRESS = re.compile(r"simcluster seeding: ([\d.]+) of ([\d.]+) days")
+DONE = re.compile(r"simcluster seeded \d+ workloads")
+BAR_WIDTH = 28
+
+
+def progress(done: float, total: float) -> preparing.Preparing:
+    """``day 3 of 7 (36 %)`` for 2.5 days out of 7."""
+    share = 0.0 if total <= 0 else min(1.0, max(0.0, done / total))
+    day = min(int(total), int(done) + 1) if total >= 1 else 1
+    return preparing.Preparing(TITLE, f"day {day} of {total:g}", int(share * 100), NOTE)
+
+
+def bar(record: preparing.Preparing) -> str:
+    filled = round(BAR_WIDTH * record.percent / 100)
+    return f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {record}"
+
+
+class DemoWeek:
+    def __init__(
+        self,
+        lines: IO[str],
+        *,
+        sim_url: str,
+        data_dir: Path,
+        prometheus_work: Path,
+        pending: Path,
+        days: int,
+        spawn: Callable[[str, list[str]], subprocess.Popen],
+        resume: bool = False,
+    ) -> None:
+        self.lines, self.sim_url, self.data_dir, self.days = lines, sim_url, data_dir, days
+        self.spawn, self.pending, self.resume = spawn, pending, resume
+        self.prometheus_work = prometheus_work
+        # Resumed, the launcher starts Prometheus itself (nothing is left to backfill).
+        available = demo_prometheus.available() and not resume
+        self.prometheus_port = demo_prometheus.free_port() if available else 0
+        self.children: list[subprocess.Popen] = []
+        self.ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="demo-week", daemon=True)
+
+    @property
+    def prometheus_url(self) -> str:
+        return f"http://127.0.0.1:{self.prometheus_port}" if self.prometheus_port else ""
+
+    def start(self) -> DemoWeek:
+        self.pending.parent.mkdir(parents=True, exist_ok=True)
+        self.pending.touch()  # until the reports are built, even across restarts
+        if not self.resume:
+            preparing.write(self.data_dir, progress(0, self.days))
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        if self.resume:
+            _say("the first start stopped before the demo week was ready: building its reports")
+            self._finish()
+        else:
+            self._follow()
+        for _rest in self.lines:  # keep the pipe drained; the cluster says little more
+            pass
+
+    def _follow(self) -> None:
+        shown = -1
+        for line in self.lines:
+            if match := PROGRESS.search(line):
+                record = progress(float(match.group(1)), float(match.group(2)))
+                preparing.write(self.data_dir, record)
+                if record.percent // 5 != shown // 5:
+                    shown = record.percent
+                    _say(bar(record))
+            elif DONE.search(line):
+                _say(line.strip())
+                self._finish()
+                return
+
+    def _finish(self) -> None:
+        step = "recording the last events and building the week's reports"
+        preparing.write(self.data_dir, preparing.Preparing(TITLE, step, 100, NOTE))
+        if self.prometheus_port:
+            self._start_prometheus()
+        finish = self.spawn("reports", ["finish_demo_week", "--days", str(self.days)])
+        self.children.append(finish)
+        outcome = finish.wait()
+        preparing.clear(self.data_dir)
+        if outcome == 0:
+            self.pending.unlink(missing_ok=True)
+            self.ready.set()
+            _say("the demo week is ready: its reports and what-if are open")
+        else:
+            _say(f"finish_demo_week failed (exit {outcome}): see its output above")
+
+    def _start_prometheus(self) -> None:
+        _say("backfilling the week's GPU metrics into Prometheus…")
+        try:
+            demo_prometheus.backfill(self.sim_url, self.prometheus_work, self.days)
+            process, url = demo_prometheus.start(
+                self.sim_url, self.prometheus_work, port=self.prometheus_port
+            )
+        except (OSError, subprocess.CalledProcessError, SystemExit) as exc:
+            _say(f"Prometheus did not start ({exc}): reports will mark GPU-metric panels missing")
+            return
+        self.children.append(process)
+        _say(f"Prometheus at {url}")
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+    sys.stdout.flush()
