@@ -6,3 +6,7 @@ class WhatIfConfig(AppConfig):
     name = "apps.whatif"
     label = "whatif"
     verbose_name = "What-if replays"
+
+    def ready(self) -> None:
+        # Connects the receiver that starts each new run's replays.
+        from apps.whatif import tasks  # noqa: F401

@@ -9,6 +9,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
+from django.dispatch import Signal
 from django.utils import timezone
 
 from apps.queues import permissions as queue_permissions
@@ -27,6 +28,10 @@ from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
 
 log = logging.getLogger(__name__)
+
+# Sent after commit for every new run; ``apps.whatif.tasks`` starts its replays
+# (connected from the app's ready()), so this module never imports tasks.
+run_created = Signal()
 
 
 @transaction.atomic
@@ -61,14 +66,8 @@ def request_whatif(
         capacity_gpus=_capacity_gpus(),
     )
     record_audit(actor=actor, action=AuditAction.CREATE, obj=run, after=draft, reason=reason)
-    transaction.on_commit(lambda: _start(run.pk))
+    transaction.on_commit(lambda: run_created.send(WhatIfRun, run_id=run.pk))
     return run
-
-
-def _start(run_id: int) -> None:
-    from apps.whatif.tasks import start_whatif_task
-
-    start_whatif_task.delay(run_id)
 
 
 def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:

@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from celery import group, shared_task
 from django.conf import settings
+from django.dispatch import receiver
 
 from apps.whatif import heartbeat, history, replays, services
 from apps.whatif.choices import ReplayStatus, RunStatus
@@ -98,3 +99,8 @@ def score_eta_predictions_task() -> int:
     from apps.whatif.eta import score_eta_predictions
 
     return score_eta_predictions()
+
+
+@receiver(services.run_created)
+def _start_replays(sender, run_id: int, **_: object) -> None:
+    start_whatif_task.delay(run_id)
