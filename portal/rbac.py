@@ -106,6 +106,13 @@ USES: tuple[Use, ...] = (
         ("list",),
         "rebuild what happened while the recorder was down from Kueue's Events on Workloads",
     ),
+    Use(
+        "apps.reports.catchup",
+        KUEUE,
+        "workloads",
+        ("list",),
+        "wait until the recorder has caught up with the Workloads listed now (demo start)",
+    ),
     # --- apps.whatif: start-time predictions from the cluster's current state --------
     *(
         Use("apps.whatif.eta", KUEUE, kind, ("list",), "current queues and workloads for ETAs")

@@ -82,7 +82,11 @@ def gpu_job(
     container = {
         "name": "trainer",
         "image": "pytorch",
-        "resources": {"requests": {"nvidia.com/gpu": str(gpus)}},
+        # A real API server refuses extended resources without a limit equal to the request.
+        "resources": {
+            "requests": {"nvidia.com/gpu": str(gpus)},
+            "limits": {"nvidia.com/gpu": str(gpus)},
+        },
     }
     return {
         "apiVersion": "batch/v1",

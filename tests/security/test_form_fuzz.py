@@ -97,7 +97,12 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
         (302,),
     ),
     "jobs:notebook-renew": ("/notebooks/{nb}/renew/", ("scientist", "lead"), {}, (302,)),
-    "jobs:notebook-stop": ("/notebooks/{nb}/stop/", ("scientist", "admin"), {}, (302,)),
+    "jobs:notebook-stop": (
+        "/notebooks/{nb}/stop/",
+        ("scientist", "admin"),
+        {"confirm": "yes"},
+        (302,),
+    ),
     "jobs:job-new": (
         "/jobs/new/",
         ("scientist", "lead"),

@@ -46,11 +46,14 @@ def scenario(sim, queue, other_queue):
     return sim
 
 
-def test_numbers_match_the_hand_computed_scenario(scenario, admin):
+@pytest.mark.both_clusters
+def test_numbers_match_the_hand_computed_scenario(sim, scenario, admin):
     def settled():
         body = live(admin)
         vision = queue_named(body, "vision")
-        return body if vision and len(vision["waiting"]) == 1 else None
+        # Kueue writes a ClusterQueue's status after admitting, not with it.
+        settled = vision and len(vision["waiting"]) == 1 and vision["admitted_workloads"] == 1
+        return body if settled else None
 
     body = wait_until(settled, timeout=60, interval=0.3)
     assert body["state"] == "ok"

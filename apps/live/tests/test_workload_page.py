@@ -28,7 +28,8 @@ def detail(user, name: str, status: int = 200) -> dict:
     return response.json()
 
 
-def test_the_victim_names_its_preemptor_and_the_preemptor_its_victim(preempted, scientist):
+@pytest.mark.both_clusters
+def test_the_victim_names_its_preemptor_and_the_preemptor_its_victim(sim, preempted, scientist):
     low, high = preempted
     victim = wait_until(lambda: (d := detail(scientist, low)["workload"])["preempted_by"] and d)
     (story,) = victim["preempted_by"]
