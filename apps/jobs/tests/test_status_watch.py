@@ -165,10 +165,13 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
             rows = BatchJob.objects.filter(pk__in=[j.pk for j in jobs], state=JobState.QUEUED)
             return sorted(r.queue_position for r in rows if r.queue_position is not None)
 
-        wait_until(lambda: queued_positions() == [0, 1], timeout=60)
-        holder = BatchJob.objects.filter(pk__in=[j.pk for j in jobs]).exclude(
-            state=JobState.QUEUED
-        )[0]
+        def admitted():
+            ids = [j.pk for j in jobs]
+            return list(BatchJob.objects.filter(pk__in=ids).exclude(state=JobState.QUEUED))
+
+        # Positions can be known before the three admitted jobs leave Queued: wait for both.
+        wait_until(lambda: queued_positions() == [0, 1] and len(admitted()) == 3, timeout=60)
+        holder = admitted()[0]
         cancel_job(holder, actor=Principal(scientist))
         with KubeClient() as client:
             sync.teardown_job(client, holder.pk)

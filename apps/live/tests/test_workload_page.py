@@ -57,7 +57,10 @@ def test_the_pages_say_it_in_words(preempted, scientist, client):
     assert f"team-vision/{low}</a>" in page
 
 
-def test_another_team_gets_404_as_for_a_missing_workload(preempted, other_lead, scientist, client):
+@pytest.mark.both_clusters
+def test_another_team_gets_404_as_for_a_missing_workload(
+    sim, preempted, other_lead, scientist, client
+):
     low, _ = preempted
     detail(other_lead, low, status=404)
     detail(scientist, "job-missing-00000", status=404)
