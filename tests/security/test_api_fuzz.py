@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.db import transaction
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -139,6 +140,15 @@ def test_linked_sequences_never_fail(api_schema, tokens, role):
     linked: list[tuple[str, int]] = []  # (operation, status) of steps a link fed
 
     class Sequences(machine):
+        # Each scenario starts from the same database: objects one scenario made would
+        # otherwise change what the next draws, and Hypothesis' replay of a failing
+        # scenario would no longer draw the same steps (reported as a flaky strategy).
+        def setup(self):
+            self.savepoint = transaction.savepoint()
+
+        def teardown(self):
+            transaction.savepoint_rollback(self.savepoint)
+
         def get_call_kwargs(self, case):
             return {"headers": {"Authorization": f"Token {tokens[role]}"}}
 
@@ -164,7 +174,10 @@ def test_linked_sequences_never_fail(api_schema, tokens, role):
     # Links were followed to objects made or listed earlier in the same sequence, and
     # at least one led somewhere: a detail read, an update or a delete that succeeded.
     # (Which chains a run reaches depends on the generated data; not asserted.)
-    assert any(200 <= code < 300 for _, code in linked), linked
+    # A scientist may change almost nothing the links lead to; 403s are the right answer.
+    if role == "admin":
+        assert any(200 <= code < 300 for _, code in linked), linked
+    assert linked
 
 
 def _operations(api_schema) -> list:
