@@ -62,6 +62,18 @@ def _is_trusted(address: Address, trusted: tuple[Network, ...]) -> bool:
     return any(address in network for network in trusted)
 
 
+def counted_as(address: str) -> str:
+    """What rate limits and lockouts count for an address: itself for IPv4, its /64 for IPv6.
+
+    One IPv6 host is routinely given a whole /64, so counting single addresses would let it
+    take a fresh one for every guess.
+    """
+    parsed = parse_address(address)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((int(parsed) >> 64 << 64, 64)))
+    return address
+
+
 @functools.lru_cache(maxsize=8)
 def trusted_networks(entries: tuple[str, ...]) -> tuple[Network, ...]:
     return tuple(ipaddress.ip_network(entry) for entry in entries)

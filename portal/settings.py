@@ -68,6 +68,7 @@ MIDDLEWARE = [
     "portal.observability.middleware.MetricsMiddleware",
     "portal.request_id.RequestIdMiddleware",
     "portal.http_errors.ApiBodyLimitMiddleware",
+    "portal.nul_guard.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

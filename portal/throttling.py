@@ -18,7 +18,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from portal.client_address import request_client_address
+from portal.client_address import counted_as, request_client_address
 
 
 class WindowCounterMixin:
@@ -49,7 +49,7 @@ class WindowCounterMixin:
         return True
 
     def get_ident(self, request) -> str:
-        return request_client_address(request)
+        return counted_as(request_client_address(request))
 
     def wait(self) -> float:
         """Seconds until the estimate drops below the limit (for ``Retry-After``)."""

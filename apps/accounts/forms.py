@@ -16,7 +16,7 @@ from apps.accounts.services import (
     NAME_MAX_LENGTH,
     record_login_lockout,
 )
-from portal.client_address import request_client_address
+from portal.client_address import counted_as, request_client_address
 
 
 class TokenForm(forms.Form):
@@ -41,7 +41,7 @@ class LoginGuardMixin:
     def clean(self):
         username = self.cleaned_data.get("username") or ""
         address = request_client_address(self.request) if self.request is not None else ""
-        lockout = login_guard.current_lockout(username, address)
+        lockout = login_guard.current_lockout(username, counted_as(address))
         if lockout is not None:
             raise ValidationError(
                 self.locked_out_message.format(minutes=lockout.minutes_left(time.time())),
@@ -53,7 +53,7 @@ class LoginGuardMixin:
             # Only a failed password check counts (no user found): a right password refused
             # afterwards (the admin site for a non-staff user) is not a guess.
             if self.user_cache is None:
-                for started in login_guard.record_failure(username, address):
+                for started in login_guard.record_failure(username, counted_as(address)):
                     record_login_lockout(started, username=username, address=address)
             raise
         if self.user_cache is not None:  # None: a field was missing, no password was checked

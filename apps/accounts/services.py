@@ -122,7 +122,7 @@ def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> Au
     if lockout.scope == ACCOUNT:
         limit, subject = settings.QM_LOGIN_FAILURES_PER_ACCOUNT, f"sign-in as {username!r}"
     else:
-        limit, subject = settings.QM_LOGIN_FAILURES_PER_ADDRESS, f"sign-in from {address}"
+        limit, subject = settings.QM_LOGIN_FAILURES_PER_ADDRESS, f"sign-in from {lockout.subject}"
     reason = (
         f"{limit} failed sign-ins within {_duration(settings.QM_LOGIN_WINDOW_SECONDS)}; "
         f"refused until {until:%Y-%m-%d %H:%M:%S} UTC"

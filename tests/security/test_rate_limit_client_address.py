@@ -27,3 +27,10 @@ def test_clients_behind_a_trusted_proxy_have_a_limit_each(settings):
     assert status(HTTP_X_FORWARDED_FOR="203.0.113.1") == 429
     assert status(HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.1") == 429  # the spoof is left of it
     assert status(HTTP_X_FORWARDED_FOR="203.0.113.2") == 200
+
+
+def test_an_ipv6_host_gets_one_limit_for_its_whole_64(settings):
+    settings.API_RATE_ANON = "2/min"
+    codes = [status(REMOTE_ADDR=f"2001:db8:7:7::{n + 1}") for n in range(3)]
+    assert codes == [200, 200, 429]
+    assert status(REMOTE_ADDR="2001:db8:7:8::1") == 200

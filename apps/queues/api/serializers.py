@@ -82,17 +82,8 @@ class FlavorWriteSerializer(RejectUnknownFields, serializers.Serializer):
     capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class SlugField(serializers.SlugRelatedField):
-    """A slug lookup that refuses NUL bytes first: PostgreSQL cannot compare them (a 500)."""
-
-    def to_internal_value(self, data):
-        if "\x00" in str(data):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
 class CohortSerializer(serializers.ModelSerializer):
-    parent = SlugField(
+    parent = serializers.SlugRelatedField(
         slug_field="name", queryset=Cohort.objects.all(), allow_null=True, required=False
     )
 
@@ -201,7 +192,7 @@ class QueuePolicyWriteSerializer(RejectUnknownFields, serializers.Serializer):
 
 class QueueCreateSerializer(RejectUnknownFields, serializers.Serializer):
     name = serializers.CharField()
-    team = SlugField(
+    team = serializers.SlugRelatedField(
         slug_field="slug", queryset=Team.objects.all(), allow_null=True, required=False
     )
     description = serializers.CharField(required=False, allow_blank=True, default="")

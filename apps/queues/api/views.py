@@ -337,8 +337,6 @@ class AuditEntryViewSet(
     def get_queryset(self):
         queryset = super().get_queryset()
         team = self.request.query_params.get("team")
-        if team and "\x00" in team:  # PostgreSQL cannot compare NUL bytes
-            return queryset.none()
         return queryset.filter(team__slug=team) if team else queryset
 
     @extend_schema(responses={(200, "text/csv"): str})
