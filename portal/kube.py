@@ -26,6 +26,8 @@ from portal.observability import metrics
 FIELD_MANAGER = "quartermaster"
 MERGE_PATCH = "application/merge-patch+json"
 # 409 (someone wrote in between), 429 and the 5xx family clear up on their own.
+LIST_PAGE_SIZE = 500
+LIST_RESTARTS = 2  # times a list whose continue token expired (410) starts over
 TRANSIENT_CODES = frozenset({0, 408, 409, 429, 500, 502, 503, 504})
 
 
@@ -144,20 +146,42 @@ class KubeClient:
     def list(
         self, ref: ResourceRef, *, label_selector: str = "", field_selector: str = ""
     ) -> list[dict]:
+        return self.list_with_version(
+            ref, label_selector=label_selector, field_selector=field_selector
+        )[0]
+
+    def list_with_version(
+        self, ref: ResourceRef, *, label_selector: str = "", field_selector: str = ""
+    ) -> tuple[list[dict], str]:
+        """Items and the list's ``resourceVersion`` (where a watch should start).
+
+        Read in pages of ``LIST_PAGE_SIZE``: one unpaged list of a busy cluster's Events or
+        Workloads is a response of hundreds of megabytes for the API server to build. A
+        continue token that expired mid-way (410) restarts the list, as Kubernetes asks.
+        """
         query = {"labelSelector": label_selector} if label_selector else {}
         if field_selector:
             query["fieldSelector"] = field_selector
-        body = self._call("GET", ref, "list", ref.path(), query=query)
-        return [{**item, "apiVersion": ref.api_version, "kind": ref.kind} for item in body["items"]]
+        for attempt in range(LIST_RESTARTS + 1):
+            try:
+                items, version = self._all_pages(ref, query)
+            except KubeError as exc:
+                if exc.code != 410 or attempt == LIST_RESTARTS:
+                    raise
+                continue
+            return [{**i, "apiVersion": ref.api_version, "kind": ref.kind} for i in items], version
+        raise AssertionError("unreachable")
 
-    def list_with_version(
-        self, ref: ResourceRef, *, label_selector: str = ""
-    ) -> tuple[list[dict], str]:
-        """Items and the list's ``resourceVersion`` (where a watch should start)."""
-        query = {"labelSelector": label_selector} if label_selector else {}
-        body = self._call("GET", ref, "list", ref.path(), query=query)
-        items = [{**i, "apiVersion": ref.api_version, "kind": ref.kind} for i in body["items"]]
-        return items, (body.get("metadata") or {}).get("resourceVersion", "")
+    def _all_pages(self, ref: ResourceRef, query: dict) -> tuple[list[dict], str]:
+        items, token = [], ""
+        while True:
+            page = {**query, "limit": LIST_PAGE_SIZE, **({"continue": token} if token else {})}
+            body = self._call("GET", ref, "list", ref.path(), query=page)
+            items += body["items"]
+            metadata = body.get("metadata") or {}
+            token = metadata.get("continue") or ""
+            if not token:
+                return items, metadata.get("resourceVersion", "")
 
     def watch(
         self,
