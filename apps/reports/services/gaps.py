@@ -30,16 +30,19 @@ def record_history_gap(
     an Event does not say what they asked for.
     """
     events = events or []
+    # Event times are whole seconds and the clocks of Kueue and of our recorder differ by a
+    # fraction of one: a step just after the gap began may carry the second before it.
+    earliest = start.replace(microsecond=0) - SAME_STEP
     found = [
         (uid, fact)
         for event in events
         for uid, fact in kueue_events.transitions(event)
-        if start - SAME_STEP <= fact.at <= end
+        if earliest <= fact.at <= end
     ]
     records = dict(
         WorkloadRecord.objects.filter(uid__in={uid for uid, _ in found}).values_list("uid", "pk")
     )
-    known = _recorded_steps(records.values(), start - 2 * SAME_STEP)
+    known = _recorded_steps(records.values(), earliest - SAME_STEP)
     rows = [
         WorkloadTransition(
             workload_id=records[uid], type=f.type, at=f.at, reason=f.reason[:100],

@@ -102,3 +102,18 @@ def test_a_first_admission_inside_the_gap_becomes_the_first_admission():
     services.record_history_gap(moment(START), moment(END), "watch_expired", events)
     record = WorkloadRecord.objects.get(uid="uid-train-c")
     assert record.first_admitted_at == moment(T + 700)
+
+
+def test_a_step_stamped_in_the_second_before_the_gap_began_is_rebuilt(train_a):
+    # The recorder's last save was at 10 min + 0.6 s; Kueue's clock, a fraction behind and
+    # truncated to whole seconds, stamped a preemption right after it with the 10-min second
+    # before. Two seconds earlier is before the gap.
+    start = moment(START + 0.6)
+    preemption = "Preempted to accommodate a workload (UID: uid-b, JobUID: j) due to prioritization in the ClusterQueue"
+    events = [
+        event("uid-train-a", "Preempted", START - 1, preemption),
+        event("uid-train-a", "EvictedDueToPreempted", START - 2, preemption),
+    ]
+    gap = services.record_history_gap(start, moment(END), "watch_expired", events)
+    assert gap.rebuilt == 1
+    assert ("preempted", 599, True) in steps() and ("evicted", 598, True) not in steps()
