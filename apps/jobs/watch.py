@@ -37,12 +37,12 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.jobs import cluster, sync
-from apps.jobs import status as st
 from apps.jobs.choices import JobState, NotebookState
-from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, QUEUE_LABEL
+from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
 from apps.jobs.models import BatchJob, Notebook
 from apps.queues.kueue import MANAGED_BY, MANAGER
 from apps.reports.services.history import acquire_lease, cursor, release_lease, save_cursor
+from informer import objects
 from portal.kube import KubeClient, KubeError, ResourceRef
 from portal.watching import ResumableWatch
 
@@ -211,7 +211,7 @@ class _Run:
     def _learn_preemptors(self, client: KubeClient, observed: cluster.Observed) -> None:
         """A preemption names its preemptor by UID; read every Workload if one is new to us
         (once per UID: a preemptor that is gone stays unnamed, as in the periodic sync)."""
-        wanted = set().union(*(st.preemptor_uids(w) for w in observed.workloads))
+        wanted = set().union(*(objects.preemptor_uids(w) for w in observed.workloads))
         if wanted - self.known.keys() - self.looked_for:
             self.known.update(
                 {w["metadata"]["uid"]: w for w in client.list(cluster.workload_ref())}
@@ -240,11 +240,11 @@ def _concerns(stream: Stream, kind: str, obj: dict, dirty: Dirty) -> None:
     meta = obj.get("metadata") or {}
     namespace, labels = meta.get("namespace", ""), meta.get("labels") or {}
     if stream.name == "workloads":
-        owner_ns, owner_kind, owner = st.owner_key(obj)
+        owner_ns, owner_kind, owner = objects.owner_key(obj)
         target = {"StatefulSet": dirty.notebooks, "Job": dirty.jobs}.get(owner_kind)
         if target is not None:
             target.add((owner_ns, owner))
-        if queue_name := (obj.get("spec") or {}).get("queueName") or labels.get(QUEUE_LABEL):
+        if queue_name := objects.queue_name(obj):
             dirty.queues.add(queue_name)
         if kind != "DELETED" and meta.get("uid"):
             dirty.workloads[meta["uid"]] = obj

@@ -29,17 +29,17 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
-from apps.queues.reconcile.observe import WORKLOAD, ref
 from apps.reports import kueue_events, services
 from apps.reports.choices import GapCause
 from apps.reports.models import WatchCursor
 from apps.reports.services.history import OBJECT_EVENTS, cursor
-from portal.kube import KubeClient, KubeError, ResourceRef
+from informer.kinds import EVENT, workload_ref
+from portal.kube import KubeClient, KubeError
 from portal.watching import ResumableWatch
 
 CURSOR = "workloads"
 BATCH = 200
-EVENTS = ResourceRef("", "v1", "events", "Event", True)
+EVENTS = EVENT
 log = logging.getLogger(__name__)
 
 
@@ -61,7 +61,7 @@ def _record(client: KubeClient, seconds: float) -> dict:
     saved = cursor(CURSOR)
     watch = ResumableWatch(
         client,
-        ref(WORKLOAD, settings.KUEUE_API_VERSION),
+        workload_ref(),
         resource_version=saved.resource_version,
         deadline=time.monotonic() + seconds,
         relist_every=settings.QM_RECORDER_RELIST_SECONDS,

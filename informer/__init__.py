@@ -1,0 +1,1 @@
+"""Reading cluster state: pure accessors for Kueue Workloads and pods (``objects``)."""
