@@ -40,7 +40,7 @@ def wait_for_history(kube: KubeClient, *, timeout: float) -> bool:
     deadline. When the worker's recorder is not running (its lease is free), record here."""
     target = newest_workload_version(kube)
     if target is None:
-        run_recorder(seconds=min(timeout, settings.QM_RECORDER_WATCH_SECONDS), kube=kube)
+        run_recorder(seconds=min(timeout, settings.QM_INFORMER_WATCH_SECONDS), kube=kube)
         return True
     deadline = time.monotonic() + timeout
     while recorded_version() < target:
