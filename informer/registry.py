@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from informer.kinds import workload_ref
+
 if TYPE_CHECKING:
     from informer.run import Delivery
     from portal.kube import ResourceRef
@@ -87,12 +89,6 @@ def active() -> list[Subscriber]:
     return [s for s in _subscribers.values() if s.enabled()]
 
 
-def _workload_ref() -> ResourceRef:
-    from informer.kinds import workload_ref
-
-    return workload_ref()
-
-
 # Every Workload: the recorder's history and job/notebook status both follow it. Its
 # cursor keeps the recorder's old name, so an upgrade resumes instead of relisting.
-WORKLOADS = Stream("workloads", _workload_ref)
+WORKLOADS = Stream("workloads", workload_ref)
