@@ -424,10 +424,10 @@ def main() -> int:
         lags = totals = []
         if args.follows:
             print("following status through the watch", file=sys.stderr)
-            from apps.jobs.tasks import watch_jobs_status_task
+            from informer.tasks import run_informer_task
 
             # It chains itself as in production; short runs, so the worker stops promptly.
-            watch_jobs_status_task.delay(seconds=10)
+            run_informer_task.delay(seconds=10)
             _await_ready(port, data["token"], first)  # its first run lists, then catches up
             lags, totals = asyncio.run(_follow(port, data["token"], args.follows, sim_url))
     finally:

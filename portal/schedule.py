@@ -80,13 +80,13 @@ def beat_schedule() -> dict:
         "schedule": rebuild,
         "options": {"expires": rebuild.total_seconds()},
     }
-    if settings.QM_HISTORY_RECORDER:
-        watch = settings.QM_RECORDER_WATCH_SECONDS
-        # Each run watches Workloads for `watch` seconds and resumes from the stored
-        # resourceVersion; a lease stops overlaps, so a late run just skips.
-        schedule["record-workload-history"] = _watch_run(
-            "apps.reports.tasks.record_workloads_task", watch
-        )
+    if settings.QM_HISTORY_RECORDER or (settings.QM_CLUSTER_SYNC and settings.QM_JOBS_WATCH):
+        watch = settings.QM_INFORMER_WATCH_SECONDS
+        # The one informer: watches Workloads (and our pods, StatefulSets and Jobs) for
+        # `watch` seconds for the history recorder and job/notebook status, resumes from
+        # the stored resourceVersions and queues the next run itself; this entry restarts
+        # that chain if it breaks, and skips (the lease is taken) while it holds.
+        schedule["informer"] = _watch_run("informer.tasks.run_informer_task", watch)
     if settings.QM_CLUSTER_SYNC:
         interval = settings.QM_RECONCILE_INTERVAL_SECONDS
         # Level-based repair: reverts out-of-band edits (kubectl edit), finishes
@@ -98,17 +98,8 @@ def beat_schedule() -> dict:
             "kwargs": {"trigger": "schedule"},
             "options": {"expires": interval},
         }
-        if settings.QM_JOBS_WATCH_SECONDS:
-            watch = settings.QM_JOBS_WATCH_SECONDS
-            # Job and notebook states as they change: each run watches for `watch`
-            # seconds, resumes from the stored resourceVersions and queues the next
-            # run itself; this entry restarts that chain if it breaks, and skips (the
-            # lease is taken) while it holds.
-            schedule["watch-jobs-status"] = _watch_run(
-                "apps.jobs.tasks.watch_jobs_status_task", watch
-            )
         # Job and notebook states (queue position, pending reason, Ready URL) read level-
-        # based: the safety net under the watch. Also re-creates objects whose creation
+        # based: the safety net under the informer. Also re-creates objects whose creation
         # task was lost.
         sync = settings.QM_JOBS_SYNC_INTERVAL_SECONDS
         schedule["sync-jobs-status"] = {

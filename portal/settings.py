@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "informer",
     "apps.accounts",
     "apps.queues",
     "apps.jobs",
@@ -249,7 +250,7 @@ QM_NOTEBOOK_URL_TEMPLATE = env_template(
 QM_CHECKPOINT_CLAIM = env_str("QM_CHECKPOINT_CLAIM", "")
 # Status follows the cluster through watches (runs of this many seconds, resumed);
 # 0: no watching, status only from the periodic sync.
-QM_JOBS_WATCH_SECONDS = env_int("QM_JOBS_WATCH_SECONDS", 55)
+QM_JOBS_WATCH = env_bool("QM_JOBS_WATCH", True)
 # The level-based safety net under the watches (and the re-creation of lost objects).
 QM_JOBS_SYNC_INTERVAL_SECONDS = env_int("QM_JOBS_SYNC_INTERVAL_SECONDS", 60)
 # Prometheus with DCGM metrics, for idle culling; empty: notebooks are never culled.
@@ -268,7 +269,7 @@ QM_REPORT_HALF_LIFE_HOURS = env_float("QM_REPORT_HALF_LIFE_HOURS", 168.0)
 # The week in progress is rebuilt this often (beat); its page says when it was built.
 QM_REPORT_REBUILD_MINUTES = env_int("QM_REPORT_REBUILD_MINUTES", 60)
 QM_HISTORY_RECORDER = env_bool("QM_HISTORY_RECORDER", True)
-QM_RECORDER_WATCH_SECONDS = env_int("QM_RECORDER_WATCH_SECONDS", 55)
+QM_INFORMER_WATCH_SECONDS = env_int("QM_INFORMER_WATCH_SECONDS", 55)
 QM_RECORDER_RELIST_SECONDS = env_int("QM_RECORDER_RELIST_SECONDS", 600)
 
 REST_FRAMEWORK = {

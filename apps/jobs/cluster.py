@@ -14,21 +14,16 @@ from django.conf import settings
 
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
 from apps.queues.kueue import GROUP, MANAGED_BY, MANAGER
+from informer.kinds import JOB, POD, STATEFULSET, workload_ref
 from portal.kube import KubeClient, KubeError, ResourceRef
 
-STATEFULSET = ResourceRef("apps", "v1", "statefulsets", "StatefulSet", True)
+__all__ = ["JOB", "POD", "STATEFULSET", "workload_ref"]
 SERVICE = ResourceRef("", "v1", "services", "Service", True)
-JOB = ResourceRef("batch", "v1", "jobs", "Job", True)
-POD = ResourceRef("", "v1", "pods", "Pod", True)
 REFS = {"StatefulSet": STATEFULSET, "Service": SERVICE, "Job": JOB}
 # Kueue labels each Workload with the UID of the Job (or StatefulSet) it admits.
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 # Names per set-based selector, so a URL stays well under API servers' limits.
 CHUNK = 100
-
-
-def workload_ref() -> ResourceRef:
-    return ResourceRef(GROUP, settings.KUEUE_API_VERSION, "workloads", "Workload", True)
 
 
 def cluster_queue_ref() -> ResourceRef:

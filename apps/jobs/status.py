@@ -12,16 +12,28 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.utils.dateparse import parse_datetime
-
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
 from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from informer.objects import (
+    cluster_queue,
+    condition,
+    is_true,
+    meta,
+    owner_key,
+    parse_time,
+    pod_phase,
+    pod_ready,
+    pods_of,
+    preemptor_uid,
+    preemptor_uids,
+    queue_name,
+    transition_time,
+)
 
-OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
-OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
+__all__ = ["condition", "is_true", "owner_key", "pods_of", "preemptor_uid", "preemptor_uids"]
+
 # Written by the job's checkpoint hook (docs/checkpoints.md): its newest checkpoint.
 LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
-_PREEMPTOR_UID = re.compile(r"\(UID: ([^,)]+)")
 # How a pending reason starts when Kueue admitted the workload but no node takes the pod
 # (the spawn progress reads it to show "pod scheduled" as the blocked step).
 ADMITTED_UNSCHEDULABLE = "admitted but unschedulable"
@@ -30,48 +42,8 @@ _UNSCHEDULABLE_PREFIX = re.compile(r"^0/\d+ nodes are available: ")
 _INSUFFICIENT = re.compile(r"\b\d+ Insufficient (\S+?)[.,]?(?:\s|$)")
 
 
-def condition(obj: dict | None, kind: str) -> dict | None:
-    for cond in ((obj or {}).get("status") or {}).get("conditions") or ():
-        if cond.get("type") == kind:
-            return cond
-    return None
-
-
-def is_true(obj: dict | None, kind: str) -> bool:
-    cond = condition(obj, kind)
-    return bool(cond and cond.get("status") == "True")
-
-
-def _meta(obj: dict) -> dict:
-    return obj.get("metadata") or {}
-
-
-def owner_key(workload: dict) -> tuple[str, str, str]:
-    """(namespace, owner kind, owner name) of a Workload."""
-    meta = _meta(workload)
-    for ref in meta.get("ownerReferences") or ():
-        if ref.get("controller", True):
-            return (meta.get("namespace", ""), ref.get("kind", ""), ref.get("name", ""))
-    annotations = meta.get("annotations") or {}
-    kind = (annotations.get(OWNER_GVK) or "").rsplit("Kind=", 1)[-1]
-    return (meta.get("namespace", ""), kind, annotations.get(OWNER_NAME, ""))
-
-
 def index_workloads(workloads: list[dict]) -> dict[tuple[str, str, str], dict]:
     return {owner_key(w): w for w in workloads}
-
-
-def pods_of(pods: list[dict], namespace: str, label: str, value: str) -> list[dict]:
-    return [
-        p
-        for p in pods
-        if _meta(p).get("namespace") == namespace
-        and (_meta(p).get("labels") or {}).get(label) == value
-    ]
-
-
-def _pod_ready(pod: dict) -> bool:
-    return (pod.get("status") or {}).get("phase") == "Running" and is_true(pod, "Ready")
 
 
 def unschedulable_message(pods: list[dict]) -> str:
@@ -107,18 +79,18 @@ def notebook_phase(workload: dict | None, pods: list[dict]) -> Phase:
     if workload is not None and is_true(workload, "Finished"):
         cond = condition(workload, "Finished")
         return Phase(NotebookState.FAILED, cond.get("message") or "the workload finished")
-    if any((p.get("status") or {}).get("phase") == "Failed" for p in pods):
+    if any(pod_phase(p) == "Failed" for p in pods):
         return Phase(NotebookState.FAILED, "the notebook pod failed")
     if workload is None or not is_true(workload, "QuotaReserved"):
         return Phase(NotebookState.QUEUED)
-    if pods and all(_pod_ready(p) for p in pods):
+    if pods and all(pod_ready(p) for p in pods):
         return Phase(NotebookState.READY)
     return Phase(NotebookState.STARTING)
 
 
 def ready_since(pods: list[dict]) -> datetime | None:
     """When the last of the pods became ready (their Ready condition's transition time)."""
-    times = [_at(condition(p, "Ready") or {}) for p in pods if _pod_ready(p)]
+    times = [_at(condition(p, "Ready") or {}) for p in pods if pod_ready(p)]
     return max(times) if times and None not in times else None
 
 
@@ -133,7 +105,7 @@ def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phas
                 return Phase(state, cond.get("message") or "")
     if workload is None or not is_true(workload, "QuotaReserved"):
         return Phase(JobState.QUEUED)
-    running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
+    running = [p for p in pods if pod_phase(p) == "Running"]
     if running and not (job or {}).get("spec", {}).get("suspend", False):
         return Phase(JobState.RUNNING)
     return Phase(JobState.ADMITTED)
@@ -201,7 +173,7 @@ def headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headr
         quota = _quota(member, flavor, resource) or {}
         m_used, m_borrowed = _usage(member, flavor, resource)
         borrowed_total += m_borrowed
-        if _meta(member).get("name") == _meta(cq).get("name"):
+        if meta(member).get("name") == meta(cq).get("name"):
             continue
         nominal = _q(quota.get("nominalQuota"))
         lendable = _q(quota["lendingLimit"]) if quota.get("lendingLimit") else nominal
@@ -235,7 +207,7 @@ def pending_reason(
     cond = condition(workload, "QuotaReserved") or {}
     reason = cond.get("reason") or ""
     cq_name = _admission_cq(workload, cluster_queues)
-    cq = next((c for c in cluster_queues if _meta(c).get("name") == cq_name), None)
+    cq = next((c for c in cluster_queues if meta(c).get("name") == cq_name), None)
     if reason in ("", "WaitingForQuota", "Pending") and cq is not None:
         room = headroom(cq, cluster_queues, need.flavor, need.resource)
         return (
@@ -252,10 +224,7 @@ def pending_reason(
 
 def _admission_cq(workload: dict, cluster_queues: list[dict]) -> str:
     """The ClusterQueue behind the workload's LocalQueue (same name by our convention)."""
-    admission = (workload.get("status") or {}).get("admission") or {}
-    if admission.get("clusterQueue"):
-        return admission["clusterQueue"]
-    return (workload.get("spec") or {}).get("queueName") or ""
+    return cluster_queue(workload) or queue_name(workload)
 
 
 # ----- admission history ----------------------------------------------------------------
@@ -272,7 +241,7 @@ class HistoryEntry:
 
 
 def _at(cond: dict) -> datetime | None:
-    return parse_datetime(cond.get("lastTransitionTime") or "")
+    return transition_time(cond)
 
 
 def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEntry]:
@@ -327,19 +296,6 @@ def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEn
     return entries
 
 
-def preemptor_uid(message: str) -> str:
-    """The UID of the preempting workload named in a preemption message, or ""."""
-    match = _PREEMPTOR_UID.search(message)
-    return match.group(1) if match else ""
-
-
-def preemptor_uids(workload: dict) -> set[str]:
-    """UIDs of workloads that preempted this one, as far as its conditions tell."""
-    preempted = condition(workload, "Preempted")
-    uid = preemptor_uid((preempted or {}).get("message") or "")
-    return {uid} if uid else set()
-
-
 def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
     """``namespace/owner`` of the workload named in a preemption message, if still known."""
     uid = preemptor_uid(message)
@@ -352,11 +308,7 @@ def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
 
 def last_checkpoint(workload: dict) -> datetime | None:
     """When the job last wrote a checkpoint, as it reports on its Workload (if it does)."""
-    value = (_meta(workload).get("annotations") or {}).get(LAST_CHECKPOINT) or ""
-    try:
-        return parse_datetime(value)
-    except ValueError:
-        return None
+    return parse_time((meta(workload).get("annotations") or {}).get(LAST_CHECKPOINT))
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import services, sync, watch
+from apps.jobs import services, sync
 from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
 from apps.reports import prometheus
+from informer.tasks import run_informer_task
 from portal.kube import KubeClient, KubeError
 
 
@@ -87,20 +88,9 @@ def sync_jobs_status_task() -> dict:
 
 @shared_task(soft_time_limit=600)
 def watch_jobs_status_task(seconds: int | None = None) -> dict:
-    """Follow Workloads, pods, StatefulSets and Jobs for a bounded time (resumable)."""
-    if not settings.QM_CLUSTER_SYNC or not settings.QM_JOBS_WATCH_SECONDS:
-        return {"skipped": "cluster sync or status watching disabled"}
-    seconds = seconds or settings.QM_JOBS_WATCH_SECONDS
-    try:
-        result = watch.run_status_watch(seconds=seconds)
-    except KubeError as exc:
-        return {"error": exc.describe()}  # the next scheduled run resumes from the cursors
-    if "skipped" not in result:
-        # Hand over now, not at the next beat tick: what happens in between would wait
-        # for it (replayed, not lost). Beat's runs restart the chain if it breaks; while
-        # it holds, they find the lease taken and skip, so only one chain ever runs.
-        watch_jobs_status_task.apply_async(kwargs={"seconds": seconds}, expires=seconds)
-    return result
+    """The informer's run under this module's old name: a message queued before an
+    upgrade (or by a script) still starts the one informer chain."""
+    return run_informer_task.run(seconds)
 
 
 @shared_task(soft_time_limit=120)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from informer import objects as o
+from informer.objects import condition
 
 ZERO = Decimal(0)
 Cell = tuple[str, str]  # (flavor, resource)
@@ -24,24 +26,7 @@ def _q(text) -> Decimal:
         return ZERO
 
 
-def _meta(obj: dict) -> dict:
-    return obj.get("metadata") or {}
-
-
-def _status(obj: dict) -> dict:
-    return obj.get("status") or {}
-
-
-def condition(obj: dict, kind: str) -> dict | None:
-    for cond in _status(obj).get("conditions") or ():
-        if cond.get("type") == kind:
-            return cond
-    return None
-
-
-def _true(obj: dict, kind: str) -> bool:
-    cond = condition(obj, kind)
-    return bool(cond and cond.get("status") == "True")
+_meta, _status, _true = o.meta, o.status, o.is_true
 
 
 # ----- quota per ClusterQueue × flavor × resource ------------------------------------
@@ -163,11 +148,9 @@ def workload_state(workload: dict) -> str:
 
 def cluster_queue_of(workload: dict, lq_to_cq: dict[tuple[str, str], str]) -> str:
     """The admitting ClusterQueue, else the one behind its LocalQueue."""
-    admission = _status(workload).get("admission") or {}
-    if admission.get("clusterQueue"):
-        return admission["clusterQueue"]
-    queue = (workload.get("spec") or {}).get("queueName") or ""
-    return lq_to_cq.get((_meta(workload).get("namespace", ""), queue), "")
+    if admitting := o.cluster_queue(workload):
+        return admitting
+    return lq_to_cq.get((_meta(workload).get("namespace", ""), o.queue_name(workload)), "")
 
 
 def local_queue_index(local_queues: list[dict]) -> dict[tuple[str, str], str]:
@@ -194,14 +177,13 @@ def requests(workload: dict) -> dict[str, Decimal]:
 
 def flavors_by_pod_set(workload: dict) -> list[dict]:
     """Kueue's admission: per podSet, the flavor of each resource and the pod count."""
-    admission = _status(workload).get("admission") or {}
     return [
         {
             "pod_set": a.get("name", ""),
             "count": a.get("count"),
             "flavors": dict(sorted((a.get("flavors") or {}).items())),
         }
-        for a in admission.get("podSetAssignments") or ()
+        for a in o.pod_set_assignments(workload)
     ]
 
 

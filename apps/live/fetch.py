@@ -18,8 +18,9 @@ from django.conf import settings
 from django.core.cache import caches
 from django.utils import timezone
 
-from apps.jobs.cluster import cluster_queue_ref, workload_ref
+from apps.jobs.cluster import cluster_queue_ref
 from apps.queues.kueue import GROUP
+from informer.kinds import EVENT, workload_ref
 from portal.kube import KubeClient, KubeError, ResourceRef
 
 # A last good snapshot is shown (as such) this long while the cluster is unreachable.
@@ -35,9 +36,6 @@ def local_queue_ref() -> ResourceRef:
 def pending_ref() -> ResourceRef:
     """Kueue's visibility API: a ClusterQueue's pending workloads, in queue order."""
     return ResourceRef(f"visibility.{GROUP}", "v1beta2", "clusterqueues", "ClusterQueue", False)
-
-
-EVENT = ResourceRef("", "v1", "events", "Event", True)
 
 
 @dataclass

@@ -12,20 +12,14 @@ from __future__ import annotations
 
 from apps.live.compute import (
     cluster_queue_of,
-    condition,
     flavors_by_pod_set,
     local_queue_index,
     workload_state,
 )
-from apps.reports.extract import preemptor_uid
-
-
-def _meta(obj: dict) -> dict:
-    return obj.get("metadata") or {}
-
-
-def _key(obj: dict) -> tuple[str, str]:
-    return (_meta(obj).get("namespace", ""), _meta(obj).get("name", ""))
+from informer.objects import condition, preemptor_uid
+from informer.objects import meta as _meta
+from informer.objects import namespace_name as _key
+from informer.objects import owner as _owner
 
 
 def conditions(workload: dict) -> list[dict]:
@@ -168,7 +162,7 @@ def workload_page(
         "name": meta.get("name", ""),
         "uid": meta.get("uid", ""),
         "created": meta.get("creationTimestamp", ""),
-        "owner": _owner(meta),
+        "owner": dict(zip(("kind", "name"), _owner(workload), strict=True)),
         "local_queue": spec.get("queueName", ""),
         "cluster_queue": cluster_queue_of(workload, local_queue_index(local_queues)),
         "priority": spec.get("priority") or 0,
@@ -179,10 +173,3 @@ def workload_page(
         "preempted_by": preempted_by(workload, events, by_uid, namespaces),
         "preempted": victims_of(meta.get("uid", ""), workloads, preempted_events, namespaces),
     }
-
-
-def _owner(meta: dict) -> dict:
-    for ref in meta.get("ownerReferences") or ():
-        if ref.get("controller", True):
-            return {"kind": ref.get("kind", ""), "name": ref.get("name", "")}
-    return {"kind": "", "name": ""}

@@ -6,8 +6,15 @@ class ReportsConfig(AppConfig):
     label = "reports"
 
     def ready(self) -> None:
-        from apps.reports.recorder import lag_seconds
+        from apps.reports.recorder import SUBSCRIBER, lag_seconds
+        from apps.reports.services import history
+        from informer import registry
         from portal.observability.collectors import register_gauge
+
+        # The informer keeps its lease and cursors in our WatchCursor table, and hands
+        # the recorder every Workload event.
+        registry.use_store(history)
+        registry.subscribe(SUBSCRIBER)
 
         register_gauge(
             "qm_history_recorder_lag_seconds",

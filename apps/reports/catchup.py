@@ -14,16 +14,16 @@ import time
 
 from django.conf import settings
 
-from apps.queues.reconcile.observe import WORKLOAD, ref
 from apps.reports.recorder import CURSOR, run_recorder
 from apps.reports.services.history import cursor
+from informer.kinds import workload_ref
 from portal.kube import KubeClient
 
 POLL_SECONDS = 1.0
 
 
 def newest_workload_version(kube: KubeClient) -> int | None:
-    items, _rv = kube.list_with_version(ref(WORKLOAD, settings.KUEUE_API_VERSION))
+    items, _rv = kube.list_with_version(workload_ref())
     versions = [(i.get("metadata") or {}).get("resourceVersion", "") for i in items]
     if not all(v.isdigit() for v in versions):
         return None
@@ -40,7 +40,7 @@ def wait_for_history(kube: KubeClient, *, timeout: float) -> bool:
     deadline. When the worker's recorder is not running (its lease is free), record here."""
     target = newest_workload_version(kube)
     if target is None:
-        run_recorder(seconds=min(timeout, settings.QM_RECORDER_WATCH_SECONDS), kube=kube)
+        run_recorder(seconds=min(timeout, settings.QM_INFORMER_WATCH_SECONDS), kube=kube)
         return True
     deadline = time.monotonic() + timeout
     while recorded_version() < target:

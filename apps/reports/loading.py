@@ -19,9 +19,9 @@ from apps.queues.models import FlavorCapacity, QuotaEntry
 from apps.queues.quantity import parse_quantity
 from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
-from apps.reports.extract import is_gpu_resource
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
 from apps.reports.timeline import RANK, WorkloadInfo, replay
+from informer.objects import is_gpu_resource
 
 CHUNK = 20_000
 NOTEBOOK_OWNERS = ("StatefulSet",)

@@ -5,25 +5,18 @@ from __future__ import annotations
 from datetime import timedelta
 
 from celery import shared_task
-from django.conf import settings
 from django.utils import timezone
 
 from apps.reports import services
 from apps.reports.compute.weeks import week_of
-from apps.reports.recorder import run_recorder
-from portal.kube import KubeError
+from informer.tasks import run_informer_task
 
 
 @shared_task(soft_time_limit=600, ignore_result=False)
 def record_workloads_task(seconds: int | None = None) -> dict:
-    """Watch Workloads for a bounded time and record their transitions (resumable)."""
-    if not settings.QM_HISTORY_RECORDER:
-        return {"skipped": "history recorder disabled"}
-    try:
-        return run_recorder(seconds=seconds or settings.QM_RECORDER_WATCH_SECONDS)
-    except KubeError as exc:
-        # The next scheduled run is the retry; the cursor makes it resume.
-        return {"error": exc.describe()}
+    """The informer's run under this module's old name: a message queued before an
+    upgrade (or by a script) still starts the one informer chain."""
+    return run_informer_task.run(seconds)
 
 
 @shared_task(soft_time_limit=1800, ignore_result=False)

@@ -16,13 +16,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.errors import NotAllowed
-from apps.queues.reconcile.observe import WORKLOAD, observe, ref
+from apps.queues.reconcile.observe import observe
 from apps.whatif import history, permissions
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay import eta as engine_eta
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
-from apps.whatif.replay.trace import is_gpu
+from informer import objects as o
+from informer.kinds import workload_ref
 from portal.kube import KubeClient
 
 HORIZON = timedelta(days=14)
@@ -59,8 +60,8 @@ def predict_start(namespace: str, name: str, *, actor, client: KubeClient | None
     target = _find(workloads, namespace, name)
     if target is None:
         return _answer(namespace, name, "unknown", None)
-    if _condition(target, "Finished") or engine_eta.is_reserved(target):
-        state = "finished" if _condition(target, "Finished") else "admitted"
+    if o.is_finished(target) or o.is_reserved(target):
+        state = "finished" if o.is_finished(target) else "admitted"
         return _answer(namespace, target["metadata"]["name"], state, None)
     start = _predict(objects, workloads, target)
     record_prediction(target, start)
@@ -72,22 +73,16 @@ def _cluster_state(kube: KubeClient) -> tuple[list[dict], list[dict]]:
     objects = list(observe(kube, version).values())
     if settings.QM_KUEUE_FAIR_SHARING:
         objects.append(dict(FAIR_SHARING_CONFIG))
-    workloads = [w for w in kube.list(ref(WORKLOAD, version)) if not _condition(w, "Finished")]
+    workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
     return objects, workloads
 
 
 def _find(workloads: list[dict], namespace: str, name: str) -> dict | None:
     for obj in workloads:
-        meta = obj["metadata"]
-        owners = {o.get("name") for o in meta.get("ownerReferences") or ()}
-        if meta.get("namespace") == namespace and (meta["name"] == name or name in owners):
+        ns, own = o.namespace_name(obj)
+        if ns == namespace and name in (own, o.owner(obj)[1]):
             return obj
     return None
-
-
-def _condition(obj: dict, kind: str) -> bool:
-    conditions = (obj.get("status") or {}).get("conditions") or ()
-    return any(c.get("type") == kind and c.get("status") == "True" for c in conditions)
 
 
 def _predict(objects: list[dict], workloads: list[dict], target: dict) -> datetime | None:
@@ -104,16 +99,8 @@ def _predict(objects: list[dict], workloads: list[dict], target: dict) -> dateti
 
 
 def _expected(runs: dict, workload: dict) -> int:
-    spec = workload.get("spec") or {}
-    gpus = 0
-    for pod_set in spec.get("podSets") or ():
-        containers = ((pod_set.get("template") or {}).get("spec") or {}).get("containers") or ()
-        for container in containers:
-            requests = (container.get("resources") or {}).get("requests") or {}
-            gpus += int(pod_set.get("count", 1)) * sum(
-                int(float(v)) for k, v in requests.items() if is_gpu(k)
-            )
-    return engine_eta.expected_run(runs, spec.get("queueName", ""), gpus)
+    gpus = sum(o.gpus(workload).values())
+    return engine_eta.expected_run(runs, o.queue_name(workload), gpus)
 
 
 def _answer(namespace: str, name: str, state: str, start: datetime | None) -> Eta:

@@ -17,6 +17,8 @@ CLUSTERS = ("simcluster", "realcluster")
 RULES = {
     # The admission model is plain Python: no Django, no app, no cluster harness.
     "kueuemodel": (*DJANGO_WORLD, *CLUSTERS),
+    # Cluster reads serve the feature apps, which subscribe to it: it imports none.
+    "informer": ("apps", *CLUSTERS),
     # The product runs against any Kueue cluster: never the simulator or the test plane.
     "apps": CLUSTERS,
     "portal": CLUSTERS,

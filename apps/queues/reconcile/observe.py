@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from apps.queues import kueue
 from apps.queues.reconcile.plan import HOLDABLE, Key
+from informer import objects
 from portal.kube import KubeClient, ResourceRef
 
 WORKLOAD = "Workload"
@@ -60,12 +61,11 @@ def busy_counts(client: KubeClient, version: str, candidates: list[Key]) -> dict
 
 
 def _queues_of(workload: dict) -> list[Key]:
-    admission = (workload.get("status") or {}).get("admission") or {}
-    cluster_queue = admission.get("clusterQueue")
+    cluster_queue = objects.cluster_queue(workload)
     if not cluster_queue:
         return []
     namespace = workload["metadata"].get("namespace", "")
-    local = (workload.get("spec") or {}).get("queueName")
+    local = objects.queue_name(workload)
     keys = [(kueue.CLUSTER_QUEUE, "", cluster_queue)]
     if local:
         keys.append((kueue.LOCAL_QUEUE, namespace, local))

@@ -12,6 +12,7 @@ from apps.queues.models import TeamNamespace
 from apps.reports import extract
 from apps.reports.choices import Outcome, Transition
 from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
+from informer import objects
 
 # Kubernetes event types the recorder handles; others (BOOKMARK, SYNCED) carry no workload.
 OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
@@ -94,10 +95,10 @@ def _insert(
 def _refresh_summary(record: WorkloadRecord, steps, obj: dict) -> None:
     """Keep the summary row in step with what the history now says."""
     changes: dict = {}
-    flavors = extract.flavor_assignment(obj)
+    flavors = objects.gpus_per_flavor(obj)
     if flavors and flavors != record.gpus_by_flavor:
         changes["gpus_by_flavor"] = flavors
-    queue = extract.cluster_queue(obj)
+    queue = objects.cluster_queue(obj)
     if queue and queue != record.cluster_queue:
         changes["cluster_queue"] = queue
     changes.update(_times(record, steps))

@@ -14,6 +14,7 @@ from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import DURATION_ANNOTATION
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import TraceWorkload
+from informer.objects import condition, is_reserved
 from kueuemodel import Simulation, parse_timestamp
 
 DEFAULT_RUN_MS = 3_600_000
@@ -39,16 +40,10 @@ def expected_run(runs: dict[tuple[str, int], int], queue: str, gpus: int) -> int
     return DEFAULT_RUN_MS
 
 
-def is_reserved(obj: dict) -> bool:
-    conditions = (obj.get("status") or {}).get("conditions") or ()
-    return any(c.get("type") == "QuotaReserved" and c.get("status") == "True" for c in conditions)
-
-
 def reserved_at(obj: dict) -> int | None:
-    for condition in (obj.get("status") or {}).get("conditions") or ():
-        if condition.get("type") == "QuotaReserved" and condition.get("status") == "True":
-            return parse_timestamp(condition["lastTransitionTime"])
-    return None
+    if not is_reserved(obj):
+        return None
+    return parse_timestamp(condition(obj, "QuotaReserved")["lastTransitionTime"])
 
 
 def with_run_time(obj: dict, expected_ms: int, now_ms: int) -> dict:

@@ -13,10 +13,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.jobs.tasks import watch_jobs_status_task
 from apps.queues.management.commands.load_demo import seed_or_explain
 from apps.queues.reconcile.run import reconcile
-from apps.reports.tasks import record_workloads_task
+from informer.tasks import run_informer_task
 
 
 class Command(BaseCommand):
@@ -32,7 +31,6 @@ class Command(BaseCommand):
         summary = reconcile(trigger="seed_demo")
         self.stdout.write(f"reconciled: {summary.as_dict()}")
         # The cluster plays the demo week no faster than its Workload watchers follow:
-        # queue the recorder and the status watch for the worker's first moment instead
-        # of beat's first interval a minute later (both hold a lease: a second run skips).
-        record_workloads_task.delay()
-        watch_jobs_status_task.delay()
+        # queue the informer (recorder and status watch) for the worker's first moment
+        # instead of beat's first interval a minute later (a second run skips the lease).
+        run_informer_task.delay()
