@@ -302,7 +302,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     add_usage(entry.node, usage)
     cycle.reservations.append((entry.node, usage))
     message = f"Pending the preemption of {len(targets)} workload(s)"
-    cluster.status_writer.pending(wl, WAITING_FOR_PREEMPTED, message, now)
+    _send_back(cluster, wl, WAITING_FOR_PREEMPTED, message)  # Kueue patches it in the cycle
     return bool(fresh)
 
 
