@@ -11,12 +11,13 @@ from kueuemodel.latency import ApiClient
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 
-def _queue(name: str, cpu: int, within: str = "Never") -> list[dict]:
-    quota = {"name": "cpu", "nominalQuota": cpu}
+def _queue(name: str, cpu: int, within: str = "Never", **spec) -> list[dict]:
+    quota = {"name": "cpu", "nominalQuota": cpu, **spec.pop("quota", {})}
     cq = {
         "kind": "ClusterQueue",
         "metadata": {"name": name},
         "spec": {
+            **spec,
             "namespaceSelector": {},
             "resourceGroups": [
                 {"coveredResources": ["cpu"], "flavors": [{"name": "rf", "resources": [quota]}]}
@@ -132,3 +133,21 @@ def test_a_preemptor_waits_for_the_eviction_write_and_the_pods():
     assert times[("evict", "low")] == [1000]
     assert times[("release", "low")] == [1250]
     assert times[("admit", "high")] == [1250]
+
+
+def test_an_unchanged_status_is_not_written_again():
+    # q (StrictFIFO, 1 cpu) runs a; b waits and its first pending status costs a
+    # 300 ms write (cycle 10-310). At 1000 c and d arrive in r, which lends
+    # nothing to q: the cycle at 1000 re-evaluates b with the same status (no
+    # write) and admits one of c and d (same age), so it ends at 1010 and the
+    # other is admitted then, not at 1300.
+    q = _queue("q", cpu=1, cohortName="pool", queueingStrategy="StrictFIFO")
+    r = _queue("r", cpu=2, cohortName="pool", quota={"lendingLimit": 0})
+    arrivals = [
+        (0, _workload("a", "q", seconds=100)),
+        (0, _workload("b", "q")),
+        (1000, _workload("c", "r")),
+        (1000, _workload("d", "r")),
+    ]
+    times = _simulate([q, r], arrivals, latency=Latency(cycle_ms=10, write_ms=300))
+    assert sorted(times[("admit", "c")] + times[("admit", "d")]) == [1000, 1010]
