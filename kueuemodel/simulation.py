@@ -15,7 +15,7 @@ from typing import Any
 from . import lifecycle, parse, status
 from . import model as m
 from .clock import format_timestamp, parse_duration, parse_timestamp
-from .latency import ADMIT, EVICT, NO_LATENCY, ApiClient, Latency
+from .latency import ADMIT, EVICT, NO_LATENCY, PENDING, ApiClient, Latency
 from .queues import PendingQueue
 from .quota import QuotaNode, walk
 from .scheduler import CycleMemo, run_cycle
@@ -280,6 +280,9 @@ class Simulation:
                 self._dirty.discard(root)
         end = now + self.latency.cycle_ms
         writes, self.cluster.writes = self.cluster.writes, []
+        # Kueue admits and evicts while it walks the heads, and patches the statuses
+        # of the heads it sent back after the walk.
+        writes.sort(key=lambda write: write[0] == PENDING)
         for kind, wl in writes:
             landed = self._api.reserve(now)
             if kind == ADMIT:

@@ -151,3 +151,20 @@ def test_an_unchanged_status_is_not_written_again():
     ]
     times = _simulate([q, r], arrivals, latency=Latency(cycle_ms=10, write_ms=300))
     assert sorted(times[("admit", "c")] + times[("admit", "d")]) == [1000, 1010]
+
+
+def test_status_writes_wait_behind_the_cycles_admissions():
+    # One cycle at 0 walks p (big can never fit: a status write) before q (small is
+    # admitted), but Kueue patches statuses after the walk: at 10 writes/s the
+    # admission lands at 5 and the status at 105, when the cycle ends. small
+    # finishes at 5 + 1000; late, in r at 50, waits for the next cycle (105).
+    queues = [_queue("p", cpu=1), _queue("q", cpu=1), _queue("r", cpu=1)]
+    arrivals = [
+        (0, _workload("big", "p", cpu=2)),
+        (0, _workload("small", "q", seconds=1)),
+        (50, _workload("late", "r")),
+    ]
+    times = _simulate(queues, arrivals, latency=Latency(api_qps=10, api_burst=1, write_ms=5))
+    assert times[("admit", "small")] == [0]
+    assert times[("finish", "small")] == [1005]
+    assert times[("admit", "late")] == [105]
