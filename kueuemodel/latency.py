@@ -15,8 +15,9 @@ does (client-go's token bucket: ``api_qps`` tokens a second, at most
 ``api_burst`` saved). Which writes block the cycle follows Kueue's
 ``pkg/scheduler/scheduler.go``: an admission is applied in a goroutine (the
 cycle goes on; the workload's job starts when the write has landed), while a
-preemption's eviction patches and the status update of a head that was sent
-back to wait are made in the cycle, which ends when the last one has landed.
+preemption's eviction patches are made while the cycle walks its heads and the
+changed statuses of the heads it sent back after the walk; the cycle ends when
+the last of those has landed. The limiter serves writes first come, first served.
 """
 
 from __future__ import annotations
