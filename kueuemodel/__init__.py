@@ -15,7 +15,9 @@ Running a simulation
   from plain manifests (ClusterQueues, Cohorts, LocalQueues, ResourceFlavors, Nodes,
   WorkloadPriorityClasses, Kueue's Configuration, Workloads and Jobs);
   ``add_workload(obj, at_ms=None)``, ``add_arrivals(trace)``, ``delete_workload(ns, name)``,
-  ``run(until_ms=None)``, ``workloads()``. ``sim.cluster.events`` holds Kubernetes Event
+  ``run(until_ms=None)``, ``workloads()``. ``latency=Latency(…)`` opts into Kueue's own
+  delays (scheduling cycles, rate-limited API writes, finish detection); the default has
+  none, so decisions take effect at once. ``sim.cluster.events`` holds Kubernetes Event
   dicts, ``sim.cluster.now_ms`` the virtual clock, ``sim.cluster.status_writer`` the
   ``StatusWriter`` that records decisions. ``NEXT_INSTANT_MS`` is the smallest delay.
 
@@ -48,6 +50,7 @@ Scenarios
 """
 
 from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
+from .latency import Latency
 from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
 from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
 from .quantity import (
@@ -74,6 +77,7 @@ __all__ = [
     "STOP_NONE",
     "Admission",
     "Cluster",
+    "Latency",
     "QuantityError",
     "ResourceFlavor",
     "Simulation",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import model as m
 from . import placement, status
 from .clock import format_duration
+from .latency import ADMIT, EVICT
 from .quota import add_usage, remove_usage
 from .state import Cluster
 
@@ -59,6 +60,7 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
     _hold(cluster, wl, cq_name)
     cluster.status_writer.admitted(wl, admission, cluster.now_ms)
     _log(cluster, "admit", wl, cq_name)
+    _write(cluster, ADMIT, wl)
     if cluster.record_events:
         waited = format_duration(max(0, cluster.now_ms - wl.enqueued_ms))
         message = f"Quota reserved in ClusterQueue {cq_name}, wait time since queued was {waited}"
@@ -162,6 +164,7 @@ def evict(
     wl.started_ms = None
     wl.evictions += 1
     cluster.unplaced.pop(wl.key, None)  # an unplaced gang has no pods to stop
+    _write(cluster, EVICT, wl)
     if cluster.record_events:
         cluster.events.append(status.event(wl, f"EvictedDueTo{reason}", message, cluster.now_ms))
         if preempted_reason:
@@ -191,6 +194,11 @@ def finish(cluster: Cluster, wl: m.Workload) -> str:
     _log(cluster, "finish", wl, cq_name)
     cluster.status_writer.finished(wl, cluster.now_ms)
     return cq_name
+
+
+def _write(cluster: Cluster, kind: str, wl: m.Workload) -> None:
+    if cluster.writes is not None:
+        cluster.writes.append((kind, wl))
 
 
 def _log(cluster: Cluster, kind: str, wl: m.Workload, cq_name: str) -> None:

@@ -23,6 +23,7 @@ from .flavors import (
     assign_flavors,
     plan_flavors,
 )
+from .latency import PENDING
 from .preemption import Target, classic_targets, may_find_victims, victim_priority_bound
 from .queues import shape_of
 from .quota import QuotaNode, add_usage, available, fits, remove_usage
@@ -215,11 +216,11 @@ def _tournament_key(entry: Entry, node: QuotaNode) -> tuple:
 
 
 def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
-    wl, assignment, now = entry.wl, entry.assignment, cluster.now_ms
+    wl, assignment = entry.wl, entry.assignment
     queue = cluster.queues[entry.cq.name]
     if assignment.mode == NO_FIT:
         _reserve(entry, cycle)
-        cluster.status_writer.pending(wl, assignment.reason, assignment.message, now)
+        _send_back(cluster, wl, assignment.reason, assignment.message)
         if entry.cq.queueing_strategy == m.STRICT_FIFO:
             return False
         if queue.head() is wl:
@@ -228,10 +229,24 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     if assignment.mode == PREEMPT:
         return _preempt(cluster, entry, cycle)
     if not fits(entry.node, assignment.usage):
-        cluster.status_writer.pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        _send_back(cluster, wl, WAITING_FOR_QUOTA, NO_LONGER_FITS)
         return False
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
     return True
+
+
+def _send_back(cluster: Cluster, wl: m.Workload, reason: str, message) -> None:
+    """Write why ``wl`` waits; a paced run counts the write if the status changed
+    (Kueue patches a sent-back head's status in the cycle, only when it changes)."""
+    before = _pending_state(wl) if cluster.writes is not None else None
+    cluster.status_writer.pending(wl, reason, message, cluster.now_ms)
+    if cluster.writes is not None and _pending_state(wl) != before:
+        cluster.writes.append((PENDING, wl))
+
+
+def _pending_state(wl: m.Workload) -> tuple | None:
+    condition = status.get_condition(wl.obj, status.QUOTA_RESERVED)
+    return condition and (condition["status"], condition["reason"], condition["message"])
 
 
 def _reserve(entry: Entry, cycle: _Cycle) -> None:
@@ -276,7 +291,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         else entry.targets
     )
     if not targets:
-        cluster.status_writer.pending(wl, WAITING_FOR_QUOTA, NO_LONGER_FITS, now)
+        _send_back(cluster, wl, WAITING_FOR_QUOTA, NO_LONGER_FITS)
         return False
     fresh = [target for target in targets if not target.victim.stopping]
     for target in fresh:
@@ -287,7 +302,7 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     add_usage(entry.node, usage)
     cycle.reservations.append((entry.node, usage))
     message = f"Pending the preemption of {len(targets)} workload(s)"
-    cluster.status_writer.pending(wl, WAITING_FOR_PREEMPTED, message, now)
+    _send_back(cluster, wl, WAITING_FOR_PREEMPTED, message)  # Kueue patches it in the cycle
     return bool(fresh)
 
 

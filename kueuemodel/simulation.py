@@ -15,6 +15,7 @@ from typing import Any
 from . import lifecycle, parse, status
 from . import model as m
 from .clock import format_timestamp, parse_duration, parse_timestamp
+from .latency import ADMIT, EVICT, NO_LATENCY, PENDING, ApiClient, Latency
 from .queues import PendingQueue
 from .quota import QuotaNode, walk
 from .scheduler import CycleMemo, run_cycle
@@ -22,7 +23,7 @@ from .state import Cluster, build_quota_tree, load_specs
 
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
-_ARRIVE, _FINISH, _STOPPED, _REQUEUE = 0, 1, 2, 3
+_ARRIVE, _FINISH, _STOPPED, _REQUEUE, _CYCLE = 0, 1, 2, 3, 4
 NEXT_INSTANT_MS = 1
 """The smallest step of virtual time: what a scheduling instant defers lands here."""
 REQUEUE_BATCH_MS = 1_000
@@ -45,11 +46,13 @@ class Simulation:
         write_status: bool = True,
         pod_stop_ms: int = NEXT_INSTANT_MS,
         requeue_batch_ms: int = REQUEUE_BATCH_MS,
+        latency: Latency = NO_LATENCY,
     ):
         """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
         quota is released that much later (never within the instant of eviction).
         ``requeue_batch_ms``: how long after a quota release parked workloads are
         reconsidered (0: in the same instant).
+        ``latency``: the controller's own delays (``latency.Latency``; none by default).
         ``write_status=False`` leaves Workload status alone (only the transition
         log, ``cluster.history``, tells what happened)."""
         writer = status.StatusWriter() if write_status else status.SilentStatusWriter()
@@ -67,6 +70,13 @@ class Simulation:
         self._requeue_batch_ms = max(0, requeue_batch_ms)
         self._requeue_pending: set[str] = set()
         self._domains = self._index_domains()
+        self.latency = latency
+        self._api = ApiClient(latency)
+        self._busy_until = self._wake_at = None
+        self._landed: dict[str, int] = {}
+        self._stop_at: int | None = None
+        if latency.paced:
+            self.cluster.writes = []
         self.cluster.queues = {
             name: PendingQueue(cq) for name, cq in self.cluster.cluster_queues.items()
         }
@@ -204,6 +214,10 @@ class Simulation:
         if kind == _STOPPED:
             self._release_stopped(payload)
             return
+        if kind == _CYCLE:
+            if payload == self._wake_at:
+                self._wake_at = None
+            return
         if kind == _REQUEUE:
             self._requeue_pending.discard(payload)
             self._refill.add(payload)
@@ -228,7 +242,9 @@ class Simulation:
         self._retry_placement()
         self._settling = True
         try:
-            while self._dirty:
+            if self.latency.paced:
+                self._settle_paced()
+            while self._dirty and not self.latency.paced:
                 root = min(self._dirty)
                 self._dirty.discard(root)
                 self._schedule_domain(root)
@@ -236,8 +252,51 @@ class Simulation:
             self._settling = False
         self._start_timers()
         if self.cluster.stopping:
-            self._push(self.cluster.now_ms + self.pod_stop_ms, _STOPPED, self.cluster.stopping)
-            self.cluster.stopping = []
+            stop_base = self._stop_at if self._stop_at is not None else self.cluster.now_ms
+            self._push(stop_base + self.pod_stop_ms, _STOPPED, self.cluster.stopping)
+            self.cluster.stopping, self._stop_at = [], None
+
+    # ----- paced scheduling (latency.Latency) -------------------------------
+
+    def _settle_paced(self) -> None:
+        """Run one cycle if the scheduler is free, else wake it when it is."""
+        now = self.cluster.now_ms
+        if not self._dirty:
+            return
+        if self._busy_until is None or now >= self._busy_until:
+            self._paced_cycle()
+        if self._dirty:
+            self._wake(self._busy_until)
+
+    def _paced_cycle(self) -> None:
+        """One Kueue cycle: a head per ClusterQueue in every tree that may change.
+
+        Trees share no quota, so scheduling them one after another within the
+        cycle is Kueue's single cycle over all heads.
+        """
+        now = self.cluster.now_ms
+        for root in sorted(self._dirty):
+            if not self._schedule_domain(root, cycles=1):
+                self._dirty.discard(root)
+        end = now + self.latency.cycle_ms
+        writes, self.cluster.writes = self.cluster.writes, []
+        # Kueue admits and evicts while it walks the heads, and patches the statuses
+        # of the heads it sent back after the walk.
+        writes.sort(key=lambda write: write[0] == PENDING)
+        for kind, wl in writes:
+            landed = self._api.reserve(now)
+            if kind == ADMIT:
+                self._landed[wl.key] = landed  # its job starts once it sees the admission
+                continue
+            end = max(end, landed)  # evictions and status updates block the cycle
+            if kind == EVICT:
+                self._stop_at = max(self._stop_at or now, landed)
+        self._busy_until = max(end, now + NEXT_INSTANT_MS)
+
+    def _wake(self, at_ms: int) -> None:
+        if self._wake_at != at_ms:
+            self._wake_at = at_ms
+            self._push(at_ms, _CYCLE, at_ms)
 
     def _release_stopped(self, evicted: list[tuple[m.Workload, int]]) -> None:
         cluster = self.cluster
@@ -247,15 +306,18 @@ class Simulation:
             if wl.stopping:
                 self._on_release(lifecycle.release_evicted(cluster, wl))
 
-    def _schedule_domain(self, root: str) -> None:
+    def _schedule_domain(self, root: str, cycles: int = MAX_CYCLES_PER_INSTANT) -> bool:
+        """Run up to ``cycles`` cycles; return whether the last one changed anything."""
         leaves, memo = self._domains[root], CycleMemo()
         if root in self._refill:
             self._refill.discard(root)
             for node in leaves:
                 self.cluster.queues[node.name].requeue_parked()
-        for _ in range(MAX_CYCLES_PER_INSTANT):
+        for _ in range(cycles):
             if not run_cycle(self.cluster, leaves, memo):
-                return
+                return False
+        if cycles == 1:
+            return True
         raise RuntimeError(f"scheduling in cohort tree {root} did not settle")
 
     def _retry_placement(self) -> None:
@@ -264,8 +326,10 @@ class Simulation:
 
     def _start_timers(self) -> None:
         for wl, started_ms in self.cluster.started:
+            started_ms = max(started_ms, self._landed.pop(wl.key, started_ms))
             if wl.duration_ms is not None and wl.admission is not None and not wl.stopping:
-                done = max(self.cluster.now_ms, started_ms + wl.duration_ms)
+                run_ms = wl.duration_ms + self.latency.finish_ms
+                done = max(self.cluster.now_ms, started_ms + run_ms)
                 self._push(done, _FINISH, (wl, wl.evictions))
         self.cluster.started.clear()
 

@@ -68,6 +68,9 @@ class Cluster:
     history: list[tuple[int, str, m.Workload, str]] | None = None
     """When a list: (ms, kind, workload, ClusterQueue) per transition, kind one of
     "admit", "evict" (pods start stopping), "release" (their quota is freed), "finish"."""
+    writes: list[tuple[str, m.Workload]] | None = None
+    """When a list: the API writes Kueue would make, (``latency.ADMIT``/``EVICT``/``PENDING``,
+    workload), collected by a paced simulation to time its cycle (``latency.Latency``)."""
     now_ms: int = 0
 
     def namespace_labels(self, namespace: str) -> dict[str, str]:

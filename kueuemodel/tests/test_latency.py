@@ -1,0 +1,170 @@
+"""The opt-in latency model (``kueuemodel.Latency``): every expected time below is
+worked out by hand from the scenario and the parameters, not by the engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from kueuemodel import Latency, Simulation
+from kueuemodel.latency import ApiClient
+
+T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+
+
+def _queue(name: str, cpu: int, within: str = "Never", **spec) -> list[dict]:
+    quota = {"name": "cpu", "nominalQuota": cpu, **spec.pop("quota", {})}
+    cq = {
+        "kind": "ClusterQueue",
+        "metadata": {"name": name},
+        "spec": {
+            **spec,
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {"coveredResources": ["cpu"], "flavors": [{"name": "rf", "resources": [quota]}]}
+            ],
+            "preemption": {"withinClusterQueue": within},
+        },
+    }
+    lq = {
+        "kind": "LocalQueue",
+        "metadata": {"name": name, "namespace": name},
+        "spec": {"clusterQueue": name},
+    }
+    return [cq, lq]
+
+
+def _workload(name: str, queue: str, *, cpu: int = 1, seconds: int = 10, priority: int = 0) -> dict:
+    container = {"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}
+    return {
+        "kind": "Workload",
+        "metadata": {
+            "name": name,
+            "namespace": queue,
+            "annotations": {"simcluster/duration": f"{seconds}s"},
+        },
+        "spec": {
+            "queueName": queue,
+            "priority": priority,
+            "podSets": [
+                {"name": "main", "count": 1, "template": {"spec": {"containers": [container]}}}
+            ],
+        },
+    }
+
+
+def _simulate(queues: list[list[dict]], arrivals: list[tuple[int, dict]], **kwargs) -> dict:
+    objects = [{"kind": "ResourceFlavor", "metadata": {"name": "rf"}}]
+    for queue in queues:
+        objects += queue
+    sim = Simulation(objects, start_ms=T0, record_events=False, **kwargs)
+    sim.cluster.history = []
+    sim.add_arrivals([(T0 + at, wl) for at, wl in arrivals])
+    sim.run()
+    times: dict[tuple[str, str], list[int]] = {}
+    for at, kind, wl, _ in sim.cluster.history:
+        times.setdefault((kind, wl.name), []).append(at - T0)
+    return times
+
+
+def test_the_default_is_no_latency():
+    assert not Latency().paced
+    assert Latency(finish_ms=5).paced is False
+    assert Latency(cycle_ms=1).paced and Latency(api_qps=1).paced and Latency(write_ms=1).paced
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("cycle_ms", -1), ("api_qps", -0.5), ("write_ms", -1), ("finish_ms", -1), ("api_burst", 0)],
+)
+def test_it_refuses_impossible_values(field, value):
+    with pytest.raises(ValueError, match=field):
+        Latency(**{field: value})
+
+
+def test_the_rate_limiter_hands_out_writes_in_order():
+    # 2 writes a second, 2 saved: two at once, then one every 500 ms; after a
+    # quiet 2 s the bucket is full again (tokens -2 + 2 s x 2/s = 2).
+    client = ApiClient(Latency(api_qps=2, api_burst=2, write_ms=7))
+    assert [client.reserve(0) for _ in range(4)] == [7, 7, 507, 1007]
+    assert client.reserve(3000) == 3007
+
+
+def test_one_head_per_queue_per_cycle():
+    # Both fit at once, but a queue offers one head per cycle: b is admitted one
+    # cycle (40 ms) after a, where the unpaced engine admits both at 0.
+    queue = _queue("q", cpu=2)
+    arrivals = [(0, _workload("a", "q")), (0, _workload("b", "q"))]
+    paced = _simulate([queue], arrivals, latency=Latency(cycle_ms=40))
+    assert paced[("admit", "a")] == [0] and paced[("admit", "b")] == [40]
+    unpaced = _simulate([_queue("q", cpu=2)], [(0, _workload("a", "q")), (0, _workload("b", "q"))])
+    assert unpaced[("admit", "a")] == unpaced[("admit", "b")] == [0]
+
+
+def test_an_admission_write_delays_the_run_but_not_the_cycle():
+    # Three queues admit their heads in one cycle at 0; at 10 writes/s with no
+    # burst the writes land at 0+5, 100+5, 200+5 ms, each job then runs 1 s and
+    # Kueue sees it finished 30 ms later.
+    queues = [_queue(name, cpu=1) for name in ("x", "y", "z")]
+    arrivals = [(0, _workload(name, name, seconds=1)) for name in ("x", "y", "z")]
+    latency = Latency(api_qps=10, api_burst=1, write_ms=5, finish_ms=30)
+    times = _simulate(queues, arrivals, latency=latency)
+    assert [times[("admit", n)] for n in ("x", "y", "z")] == [[0], [0], [0]]
+    assert [times[("finish", n)] for n in ("x", "y", "z")] == [[1035], [1135], [1235]]
+
+
+def test_a_status_write_blocks_the_cycle():
+    # Queue q holds one 1-cpu job. Cycle 1 (0 ms) admits a; cycle 2 (10 ms) sends b
+    # back and patches its status: the write takes 300 ms, so the cycle ends at
+    # 310 and c, which arrived in queue r at 20 ms, is admitted then.
+    queues = [_queue("q", cpu=1), _queue("r", cpu=1)]
+    arrivals = [(0, _workload("a", "q")), (0, _workload("b", "q")), (20, _workload("c", "r"))]
+    times = _simulate(queues, arrivals, latency=Latency(cycle_ms=10, write_ms=300))
+    assert times[("admit", "a")] == [0]
+    assert times[("admit", "c")] == [310]
+
+
+def test_a_preemptor_waits_for_the_eviction_write_and_the_pods():
+    # low runs from 0; high arrives at 1000 and preempts it. The eviction patch
+    # lands at 1000 + 50, the victim's pods stop 200 ms later, and high is
+    # admitted in the cycle that starts then (1250).
+    queue = _queue("q", cpu=1, within="LowerPriority")
+    arrivals = [(0, _workload("low", "q", priority=1)), (1000, _workload("high", "q", priority=9))]
+    times = _simulate([queue], arrivals, latency=Latency(cycle_ms=10, write_ms=50), pod_stop_ms=200)
+    assert times[("evict", "low")] == [1000]
+    assert times[("release", "low")] == [1250]
+    assert times[("admit", "high")] == [1250]
+
+
+def test_an_unchanged_status_is_not_written_again():
+    # q (StrictFIFO, 1 cpu) runs a; b waits and its first pending status costs a
+    # 300 ms write (cycle 10-310). At 1000 c and d arrive in r, which lends
+    # nothing to q: the cycle at 1000 re-evaluates b with the same status (no
+    # write) and admits one of c and d (same age), so it ends at 1010 and the
+    # other is admitted then, not at 1300.
+    q = _queue("q", cpu=1, cohortName="pool", queueingStrategy="StrictFIFO")
+    r = _queue("r", cpu=2, cohortName="pool", quota={"lendingLimit": 0})
+    arrivals = [
+        (0, _workload("a", "q", seconds=100)),
+        (0, _workload("b", "q")),
+        (1000, _workload("c", "r")),
+        (1000, _workload("d", "r")),
+    ]
+    times = _simulate([q, r], arrivals, latency=Latency(cycle_ms=10, write_ms=300))
+    assert sorted(times[("admit", "c")] + times[("admit", "d")]) == [1000, 1010]
+
+
+def test_status_writes_wait_behind_the_cycles_admissions():
+    # One cycle at 0 walks p (big can never fit: a status write) before q (small is
+    # admitted), but Kueue patches statuses after the walk: at 10 writes/s the
+    # admission lands at 5 and the status at 105, when the cycle ends. small
+    # finishes at 5 + 1000; late, in r at 50, waits for the next cycle (105).
+    queues = [_queue("p", cpu=1), _queue("q", cpu=1), _queue("r", cpu=1)]
+    arrivals = [
+        (0, _workload("big", "p", cpu=2)),
+        (0, _workload("small", "q", seconds=1)),
+        (50, _workload("late", "r")),
+    ]
+    times = _simulate(queues, arrivals, latency=Latency(api_qps=10, api_burst=1, write_ms=5))
+    assert times[("admit", "small")] == [0]
+    assert times[("finish", "small")] == [1005]
+    assert times[("admit", "late")] == [105]
