@@ -65,7 +65,7 @@ def create_job(client: KubeClient, job_id: int) -> str:
 
 def teardown_job(client: KubeClient, job_id: int) -> str:
     job = BatchJob.objects.filter(pk=job_id).first()
-    if job is None or job.state in JobState.active_values():
+    if job is None or job.is_active:
         return "skipped"
     cluster.delete_job(client, job.namespace, job.name)
     return "deleted"
@@ -98,15 +98,11 @@ def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
 
 
 def followed_notebooks() -> QuerySet:
-    return Notebook.objects.filter(state__in=NotebookState.followed_values()).select_related(
-        "pool", "flavor", "team"
-    )
+    return Notebook.objects.followed().select_related("pool", "flavor", "team")
 
 
 def followed_jobs() -> QuerySet:
-    return BatchJob.objects.filter(state__in=JobState.followed_values()).select_related(
-        "queue", "flavor", "owner"
-    )
+    return BatchJob.objects.followed().select_related("queue", "flavor", "owner")
 
 
 def record_status(

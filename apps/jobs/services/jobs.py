@@ -280,12 +280,16 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     if actor.user is not None and not can_manage(actor.user, job):
         raise JobsError("forbidden", "you may not cancel this job")
     # Race: the job finishes (sync) while it is cancelled; one conditional UPDATE wins.
-    updated = BatchJob.objects.filter(pk=job.pk, state__in=JobState.active_values()).update(
-        state=JobState.CANCELLED,
-        ended_at=now,
-        queue_position=None,
-        version=F("version") + 1,
-        state_reason=f"cancelled by {actor.user or 'the system'}",
+    updated = (
+        BatchJob.objects.active()
+        .filter(pk=job.pk)
+        .update(
+            state=JobState.CANCELLED,
+            ended_at=now,
+            queue_position=None,
+            version=F("version") + 1,
+            state_reason=f"cancelled by {actor.user or 'the system'}",
+        )
     )
     if not updated:
         return False
@@ -395,9 +399,7 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         values["queue_position"] = None
     # Race: a cancel between our read and this write must stay cancelled.
     return bool(
-        BatchJob.objects.filter(
-            pk=job.pk,
-            version=job.version,
-            state__in=JobState.followed_values(),
-        ).update(**values, version=F("version") + 1)
+        BatchJob.objects.followed()
+        .filter(pk=job.pk, version=job.version)
+        .update(**values, version=F("version") + 1)
     )

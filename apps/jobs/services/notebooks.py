@@ -314,7 +314,7 @@ def renew_notebook(
     expires = now + timedelta(hours=hours)
     # Race: the expiry task stops the notebook while we renew. Only an active
     # notebook is renewed, decided by the row count of one conditional UPDATE.
-    rows = Notebook.objects.filter(pk=notebook.pk, state__in=NotebookState.active_values())
+    rows = Notebook.objects.active().filter(pk=notebook.pk)
     before = notebook.expires_at
     updated = rows.filter(state=NotebookState.EXPIRING).update(
         expires_at=expires, expiry_warned_at=None, state=NotebookState.READY, version=_bump()
@@ -355,9 +355,13 @@ def stop_notebook(
     _require_manager(actor, notebook)
     # Race: stop, expiry and culling may all end the same notebook at once; the
     # conditional UPDATE lets exactly one of them record the ending.
-    updated = Notebook.objects.filter(
-        pk=notebook.pk, state__in=NotebookState.active_values()
-    ).update(state=state, state_reason=reason, ended_at=now, queue_position=None, version=_bump())
+    updated = (
+        Notebook.objects.active()
+        .filter(pk=notebook.pk)
+        .update(
+            state=state, state_reason=reason, ended_at=now, queue_position=None, version=_bump()
+        )
+    )
     if not updated:
         return False
     notebook.refresh_from_db()

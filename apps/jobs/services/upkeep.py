@@ -64,11 +64,7 @@ def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -
     if state in NotebookState.running_values() and notebook.ready_at is None:
         values["ready_at"] = min(status.ready_since or now, now)
     unchanged = all(getattr(notebook, k) == v for k, v in values.items() if k != "synced_at")
-    rows = Notebook.objects.filter(
-        pk=notebook.pk,
-        version=notebook.version,
-        state__in=NotebookState.followed_values(),
-    )
+    rows = Notebook.objects.followed().filter(pk=notebook.pk, version=notebook.version)
     if unchanged:
         return bool(rows.update(synced_at=now))
     return bool(rows.update(**values, version=F("version") + 1))
