@@ -42,6 +42,7 @@ class RoleTierLimit(models.Model):
 class BatchJob(SubmittedWorkload):
     """A batch/v1 Job (all-or-nothing over ``pods`` pods) in a team namespace."""
 
+    IDEMPOTENCY_SCOPE = "owner"
     STATES = JobState
 
     owner = models.ForeignKey(

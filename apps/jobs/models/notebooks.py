@@ -21,6 +21,7 @@ class Notebook(SubmittedWorkload):
     notebook instead of making a second one.
     """
 
+    IDEMPOTENCY_SCOPE = "requested_by"
     STATES = NotebookState
 
     owner = models.ForeignKey(

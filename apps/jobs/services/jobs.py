@@ -32,7 +32,7 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
-from apps.jobs.services.idempotency import find_replay, insert_once
+from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
@@ -183,16 +183,12 @@ def submit_job(
     actor: Principal,
     idempotency_key: str = "",
     now: datetime | None = None,
-) -> tuple[BatchJob, bool]:
+) -> Submission[BatchJob]:
     """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
     now = now or timezone.now()
-    digest = request_hash(user.pk, spec)
-
-    def replay() -> BatchJob | None:
-        return find_replay(BatchJob, key=idempotency_key, digest=digest, owner=user)
-
-    if (existing := replay()) is not None:
-        return existing, True
+    once = Idempotency(BatchJob, idempotency_key, request_hash(user.pk, spec), sender=user)
+    if (replayed := once.replay()) is not None:
+        return replayed
     team = resolve_team(user, spec.team)
     check_acts_for(actor, user, team)
     namespace = resolve_namespace(team, spec.namespace)
@@ -209,8 +205,6 @@ def submit_job(
     interval = spec.checkpoint_interval_minutes
     job = BatchJob(
         owner=user,
-        idempotency_key=idempotency_key,
-        request_hash=digest,
         team=team,
         queue=queue,
         namespace=namespace,
@@ -233,9 +227,9 @@ def submit_job(
         sim_duration_seconds=spec.sim_duration_seconds,
         created_at=now,
     )
-    job, replayed = insert_once(job, replay=replay)
-    if replayed:
-        return job, True
+    submission = once.insert(job)
+    if submission.replayed:
+        return submission
     JobEvent.objects.create(job=job, at=now, kind=JobEventKind.SUBMITTED, key="submitted")
     audit(
         actor,
@@ -245,7 +239,7 @@ def submit_job(
         after={"gpus": job.total_gpus, "flavor": flavor.name, "tier": tier.name},
     )
     after_commit(job_to_submit, job.pk)
-    return job, False
+    return submission
 
 
 def job_manifest(job: BatchJob) -> dict:

@@ -154,8 +154,8 @@ def test_a_notebook_only_ever_lands_in_the_users_team_namespace(
         outcome = request_notebook(scientist, spec, actor=Principal(scientist))
     except JobsError:
         return
-    for obj in notebook_manifests(outcome.notebook):
+    for obj in notebook_manifests(outcome.record):
         assert obj["metadata"]["namespace"] == "team-vision"
         if obj["kind"] == "StatefulSet":
             assert_restricted(obj["spec"]["template"]["spec"])
-    outcome.notebook.delete()
+    outcome.record.delete()
