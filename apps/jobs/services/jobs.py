@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.jobs import fit, manifests
+from apps.jobs import fit
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
@@ -240,31 +239,6 @@ def submit_job(
     )
     after_commit(job_to_submit, job.pk)
     return submission
-
-
-def job_manifest(job: BatchJob) -> dict:
-    resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
-    spec = manifests.JobSpec(
-        name=job.name,
-        namespace=job.namespace,
-        team=job.team.slug,
-        owner=job.owner.get_username(),
-        queue=job.queue.name,
-        priority_class=job.priority_tier.name,
-        image=job.image,
-        command=tuple(job.command),
-        gpu_resource=job.gpu_resource,
-        gpus_per_pod=job.gpus_per_pod,
-        pods=job.pods,
-        resources=resources,
-        max_runtime_seconds=job.max_runtime_seconds,
-        checkpoint_dir=job.checkpoint_dir,
-        checkpoint_interval_seconds=job.checkpoint_interval_seconds,
-        checkpoint_claim=settings.QM_CHECKPOINT_CLAIM,
-        sim_duration_seconds=job.sim_duration_seconds,
-        node_selector=dict(job.flavor.node_labels or {}),
-    )
-    return manifests.render_job(spec)
 
 
 @transaction.atomic

@@ -12,7 +12,7 @@ from django.db.models import Count, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.jobs import fit, manifests
+from apps.jobs import fit
 from apps.jobs.choices import NotebookState
 from apps.jobs.errors import JobsError
 from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
@@ -249,25 +249,6 @@ def notebook_url(namespace: str, name: str, user: str) -> str:
         return portal_url(reverse("jobs:notebook-open", args=[namespace, name]))
     values = {"namespace": namespace, "name": name, "user": user}
     return template.format(**{k: quote(v, safe="") for k, v in values.items()})
-
-
-def notebook_manifests(notebook: Notebook) -> list[dict]:
-    spec = manifests.NotebookSpec(
-        name=notebook.name,
-        namespace=notebook.namespace,
-        team=notebook.team.slug,
-        owner=notebook.owner.get_username(),
-        queue=notebook.pool.name,
-        priority_class=notebook.pool.priority_tier.name,
-        image=notebook.image,
-        gpu_resource=notebook.gpu_resource,
-        gpus=notebook.gpus,
-        cpu=notebook.cpu,
-        memory=notebook.memory,
-        base_path=f"/{notebook.namespace}/{notebook.name}/",
-        node_selector=dict(notebook.flavor.node_labels or {}),
-    )
-    return manifests.render_notebook(spec)
 
 
 # ----- lifecycle ------------------------------------------------------------------------
