@@ -15,11 +15,12 @@ class SubmittedWorkload(models.Model):
     """The fields and state helpers a notebook and a batch job share.
 
     Each subclass names its ``STATES`` (a TextChoices with ``active_values``,
-    ``followed_values`` and ``terminal_values``), its ``IDEMPOTENCY_SCOPE`` (the user
-    field its unique constraint pairs with ``idempotency_key``) and declares ``owner``, ``team``,
-    ``state``, ``cpu`` and ``memory`` itself: their reverse names, defaults and blanks
-    differ, and keeping them as they were keeps the tables as they were. The unique
-    constraints stay on the subclasses too, under the names the database knows.
+    ``followed_values`` and ``terminal_values``) and its ``IDEMPOTENCY_SCOPE`` (the
+    user field its unique constraint pairs with ``idempotency_key``). It declares
+    ``owner``, ``team``, ``state``, ``cpu`` and ``memory`` itself: their reverse names,
+    defaults and blanks differ, and keeping them as they were keeps the tables (and the
+    migrations) as they were. The unique constraints and indexes stay on the subclasses
+    too, under the names the database knows.
     """
 
     STATES: type[models.TextChoices]
