@@ -38,8 +38,6 @@ from portal.dates import format_when
 from portal.notify import NotificationKind, notify
 from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
-SYSTEM = Principal(user=None)
-
 
 @dataclass(frozen=True)
 class NotebookRequest:

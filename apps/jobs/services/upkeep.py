@@ -15,12 +15,10 @@ from django.urls import reverse
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
-from apps.jobs.services.common import Principal, portal_url
+from apps.jobs.services.common import SYSTEM, portal_url
 from apps.jobs.services.notebooks import count_cull, stop_notebook, tell_owner_ended
 from portal.dates import format_when
 from portal.notify import NotificationKind, notify
-
-SYSTEM = Principal(user=None)
 
 
 def mark_provisioned(notebook_id: int) -> bool:
