@@ -1,4 +1,4 @@
-"""Notebook and batch Job manifests as pure functions: plain specs in, dicts out.
+"""Notebook and batch Job manifests as pure functions: specs (or saved rows) in, dicts out.
 
 Nothing here touches the database or the cluster. Every pod is built by
 ``_pod_spec`` with the same restricted security context, whatever the input:
@@ -9,8 +9,13 @@ pod-spec fields. Requests equal limits.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
+
+if TYPE_CHECKING:
+    from apps.jobs.models import BatchJob, Notebook
+    from apps.jobs.models.base import SubmittedWorkload
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -260,3 +265,57 @@ def _checkpoint_volume(claim: str) -> dict:
     if claim:
         return {"name": "checkpoints", "persistentVolumeClaim": {"claimName": claim}}
     return {"name": "checkpoints", "emptyDir": {}}
+
+
+# ----- from rows --------------------------------------------------------------------------
+# What the cluster gets for a saved notebook or job. Pure too: they read the row (and the
+# rows it was fetched with), never the database; callers pass settings in.
+
+
+def _workload_fields(row: SubmittedWorkload) -> dict:
+    """What a notebook's and a job's specs take alike from their rows."""
+    return {
+        "name": row.name,
+        "namespace": row.namespace,
+        "team": row.team.slug,
+        "owner": row.owner.get_username(),
+        "image": row.image,
+        "gpu_resource": row.gpu_resource,
+        "node_selector": dict(row.flavor.node_labels or {}),
+    }
+
+
+def notebook_manifests(notebook: Notebook) -> list[dict]:
+    """The StatefulSet and Service of ``notebook`` (fetched with team, owner, pool's
+    priority tier and flavor)."""
+    spec = NotebookSpec(
+        **_workload_fields(notebook),
+        queue=notebook.pool.name,
+        priority_class=notebook.pool.priority_tier.name,
+        gpus=notebook.gpus,
+        cpu=notebook.cpu,
+        memory=notebook.memory,
+        base_path=f"/{notebook.namespace}/{notebook.name}/",
+    )
+    return render_notebook(spec)
+
+
+def job_manifest(job: BatchJob, *, checkpoint_claim: str) -> dict:
+    """The suspended Job of ``job`` (fetched with team, owner, queue, tier and flavor);
+    ``checkpoint_claim`` is ``QM_CHECKPOINT_CLAIM``."""
+    resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
+    spec = JobSpec(
+        **_workload_fields(job),
+        queue=job.queue.name,
+        priority_class=job.priority_tier.name,
+        command=tuple(job.command),
+        gpus_per_pod=job.gpus_per_pod,
+        pods=job.pods,
+        resources=resources,
+        max_runtime_seconds=job.max_runtime_seconds,
+        checkpoint_dir=job.checkpoint_dir,
+        checkpoint_interval_seconds=job.checkpoint_interval_seconds,
+        checkpoint_claim=checkpoint_claim,
+        sim_duration_seconds=job.sim_duration_seconds,
+    )
+    return render_job(spec)

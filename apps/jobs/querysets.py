@@ -34,7 +34,23 @@ def _team_ids(user, *, role: str | None = None) -> models.QuerySet:
     return rows.values("team_id")
 
 
-class NotebookQuerySet(models.QuerySet):
+class SubmittedWorkloadQuerySet(models.QuerySet):
+    """Reads by state, the same for notebooks and jobs (the model names its ``STATES``)."""
+
+    def active(self):
+        return self.filter(state__in=self.model.STATES.active_values())
+
+    def followed(self):
+        """Rows whose cluster objects exist and have not ended: read back from the cluster."""
+        return self.filter(state__in=self.model.STATES.followed_values())
+
+    def audit_ids_visible_to(self, user) -> models.QuerySet:
+        """Ids of the rows ``user`` sees, as text: audit entries name them that way."""
+        key = Cast("pk", output_field=models.CharField())
+        return self.visible_to(user).annotate(audit_id=key).values("audit_id")
+
+
+class NotebookQuerySet(SubmittedWorkloadQuerySet):
     def visible_to(self, user) -> NotebookQuerySet:
         from apps.queues.choices import TeamRole
 
@@ -48,16 +64,6 @@ class NotebookQuerySet(models.QuerySet):
             | Q(team_id__in=_team_ids(user, role=TeamRole.LEAD))
         )
 
-    def audit_ids_visible_to(self, user) -> models.QuerySet:
-        """Ids of the notebooks ``user`` sees, as text: audit entries name them that way."""
-        key = Cast("pk", output_field=models.CharField())
-        return self.visible_to(user).annotate(audit_id=key).values("audit_id")
-
-    def active(self) -> NotebookQuerySet:
-        from apps.jobs.choices import NotebookState
-
-        return self.filter(state__in=NotebookState.active_values())
-
     def with_related(self) -> NotebookQuerySet:
         return self.select_related("owner", "requested_by", "team", "flavor", "profile", "pool")
 
@@ -69,18 +75,13 @@ class NotebookQuerySet(models.QuerySet):
         )
 
 
-class BatchJobQuerySet(models.QuerySet):
+class BatchJobQuerySet(SubmittedWorkloadQuerySet):
     def visible_to(self, user) -> BatchJobQuerySet:
         if _anonymous(user):
             return self.none()
         if user.is_platform_admin:
             return self.all()
         return self.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
-
-    def active(self) -> BatchJobQuerySet:
-        from apps.jobs.choices import JobState
-
-        return self.filter(state__in=JobState.active_values())
 
     def with_related(self) -> BatchJobQuerySet:
         return self.select_related("owner", "team", "flavor", "priority_tier", "queue")

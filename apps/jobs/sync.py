@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db.models import QuerySet
 
 from apps.jobs import cluster
 from apps.jobs import status as st
 from apps.jobs.choices import JobState, NotebookState
-from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
+from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, notebook_manifests
 from apps.jobs.models import BatchJob, Notebook
-from apps.jobs.services.jobs import JobStatus, apply_job_status, job_manifest, mark_job_created
-from apps.jobs.services.notebooks import notebook_manifests
+from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created
 from apps.jobs.services.upkeep import NotebookStatus, apply_status, mark_provisioned
 from portal.kube import KubeClient
 
@@ -56,7 +56,7 @@ def create_job(client: KubeClient, job_id: int) -> str:
     job = BatchJob.objects.with_related().select_related("template").filter(pk=job_id).first()
     if job is None or job.state != JobState.SUBMITTED:
         return "skipped"
-    cluster.create_all(client, [job_manifest(job)])
+    cluster.create_all(client, [job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM)])
     if not mark_job_created(job.pk):
         cluster.delete_job(client, job.namespace, job.name)  # cancelled meanwhile
         return "cancelled meanwhile"
@@ -65,7 +65,7 @@ def create_job(client: KubeClient, job_id: int) -> str:
 
 def teardown_job(client: KubeClient, job_id: int) -> str:
     job = BatchJob.objects.filter(pk=job_id).first()
-    if job is None or job.state in JobState.active_values():
+    if job is None or job.is_active:
         return "skipped"
     cluster.delete_job(client, job.namespace, job.name)
     return "deleted"
@@ -98,15 +98,11 @@ def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
 
 
 def followed_notebooks() -> QuerySet:
-    return Notebook.objects.filter(state__in=NotebookState.followed_values()).select_related(
-        "pool", "flavor", "team"
-    )
+    return Notebook.objects.followed().select_related("pool", "flavor", "team")
 
 
 def followed_jobs() -> QuerySet:
-    return BatchJob.objects.filter(state__in=JobState.followed_values()).select_related(
-        "queue", "flavor", "owner"
-    )
+    return BatchJob.objects.followed().select_related("queue", "flavor", "owner")
 
 
 def record_status(

@@ -56,14 +56,14 @@ def notebook_request(request: HttpRequest) -> HttpResponse:
     form = NotebookForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            outcome = services.request_notebook(
+            submission = services.request_notebook(
                 request.user, services.NotebookRequest(**form.cleaned_data), actor=_me(request)
             )
         except JobsError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
             messages.success(request, "Notebook requested; it starts once the pool admits it.")
-            return redirect("jobs:notebook", outcome.notebook.pk)
+            return redirect("jobs:notebook", submission.record.pk)
     pool = InteractivePool.objects.current()
     context = {"form": form, "pool": pool, "headroom": _pool_headroom(pool)}
     return render(request, "jobs/notebook_form.html", context)
@@ -152,14 +152,14 @@ def job_submit(request: HttpRequest) -> HttpResponse:
     form = JobForm(request.user, tiers, request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            job, _ = services.submit_job(
+            submission = services.submit_job(
                 request.user, services.JobRequest(**form.request_fields()), actor=_me(request)
             )
         except JobsError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         else:
             messages.success(request, "Job submitted.")
-            return redirect("jobs:job", job.pk)
+            return redirect("jobs:job", submission.record.pk)
     return render(request, "jobs/job_form.html", {"form": form})
 
 

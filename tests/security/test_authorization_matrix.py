@@ -458,7 +458,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     mine = Principal(scientist)
     notebook = request_notebook(
         scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=mine
-    ).notebook
+    ).record
     peer_notebook = _teammates_notebook(queue.team, admin)
     job, _ = submit_job(scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=mine)
     report = build_weekly_report(WEEK)
@@ -505,7 +505,7 @@ def _teammates_notebook(team, admin):
     peer = UserFactory(username="peer")
     services.add_membership(team=team, user=peer, role=TeamRole.SCIENTIST, actor=admin)
     request = NotebookRequest(image=IMAGE, flavor="h100")
-    return request_notebook(peer, request, actor=Principal(peer)).notebook
+    return request_notebook(peer, request, actor=Principal(peer)).record
 
 
 def _audit_of(notebook) -> AuditEntry:

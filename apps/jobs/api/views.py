@@ -100,13 +100,13 @@ class NotebookViewSet(
         data = parse(s.NotebookCreateSerializer, request.data)
         actor = principal(request)
         user = resolve_subject(actor, data.pop("user"))
-        outcome = services.request_notebook(
+        submission = services.request_notebook(
             user,
             services.NotebookRequest(**data),
             actor=actor,
             idempotency_key=idempotency_key(request),
         )
-        return created(s.NotebookSerializer(outcome.notebook).data, outcome.replayed)
+        return created(s.NotebookSerializer(submission.record).data, submission.replayed)
 
     @extend_schema(request=s.RenewSerializer, responses={200: s.NotebookSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
@@ -155,13 +155,13 @@ class JobViewSet(
         data = parse(s.JobCreateSerializer, request.data)
         if "command" in data:
             data["command"] = tuple(data["command"])
-        job, replayed = services.submit_job(
+        submission = services.submit_job(
             request.user,
             services.JobRequest(**data),
             actor=principal(request),
             idempotency_key=idempotency_key(request),
         )
-        return created(s.JobDetailSerializer(job).data, replayed)
+        return created(s.JobDetailSerializer(submission.record).data, submission.replayed)
 
     @extend_schema(responses={204: None, **ERRORS})
     def destroy(self, request, pk=None):

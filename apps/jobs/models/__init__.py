@@ -1,5 +1,6 @@
 """Models of notebooks and batch jobs, one module per concern."""
 
+from apps.jobs.models.base import SubmittedWorkload
 from apps.jobs.models.batch import BatchJob, JobEvent, JobTemplate, RoleTierLimit
 from apps.jobs.models.launchers import LauncherGrant
 from apps.jobs.models.notebooks import Notebook
@@ -16,4 +17,5 @@ __all__ = [
     "NotebookProfile",
     "PoolFlavor",
     "RoleTierLimit",
+    "SubmittedWorkload",
 ]

@@ -5,8 +5,9 @@ from django.db import models
 from django.db.models import Q
 
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
+from apps.jobs.models.base import SubmittedWorkload
 from apps.jobs.querysets import BatchJobQuerySet
-from apps.queues.models import PriorityTier, Queue, ResourceFlavor, Team
+from apps.queues.models import PriorityTier, Queue, Team
 
 
 class JobTemplate(models.Model):
@@ -38,24 +39,19 @@ class RoleTierLimit(models.Model):
         return f"{self.role} ≤ {self.max_tier}"
 
 
-class BatchJob(models.Model):
+class BatchJob(SubmittedWorkload):
     """A batch/v1 Job (all-or-nothing over ``pods`` pods) in a team namespace."""
+
+    IDEMPOTENCY_SCOPE = "owner"
+    STATES = JobState
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="batch_jobs"
     )
-    idempotency_key = models.CharField(max_length=255, blank=True)
-    request_hash = models.CharField(max_length=64, blank=True)
     team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="batch_jobs")
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="batch_jobs")
-    namespace = models.CharField(max_length=63)
-    name = models.CharField(max_length=63)
-    display_name = models.CharField(max_length=100, blank=True)
     template = models.ForeignKey(JobTemplate, on_delete=models.PROTECT, related_name="jobs")
-    image = models.CharField(max_length=500)
     command = models.JSONField(default=list)
-    flavor = models.ForeignKey(ResourceFlavor, on_delete=models.PROTECT, related_name="+")
-    gpu_resource = models.CharField(max_length=253)
     gpus_per_pod = models.PositiveIntegerField()
     pods = models.PositiveIntegerField(default=1)
     cpu = models.CharField(max_length=64, blank=True)
@@ -67,21 +63,12 @@ class BatchJob(models.Model):
     sim_duration_seconds = models.PositiveIntegerField(null=True, blank=True)
 
     state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.SUBMITTED)
-    state_reason = models.TextField(blank=True)
-    pending_reason = models.TextField(blank=True)
-    queue_position = models.PositiveIntegerField(null=True, blank=True)
-    workload_name = models.CharField(max_length=253, blank=True)
     lost_work_seconds = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField()
     admitted_at = models.DateTimeField(null=True, blank=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
-    synced_at = models.DateTimeField(null=True, blank=True)
-    version = models.PositiveIntegerField(default=1)
 
     objects = BatchJobQuerySet.as_manager()
 
-    class Meta:
-        ordering = ["-created_at", "-pk"]
+    class Meta(SubmittedWorkload.Meta):
         constraints = [
             models.UniqueConstraint(
                 fields=["owner", "idempotency_key"],
@@ -91,9 +78,6 @@ class BatchJob(models.Model):
             models.UniqueConstraint(fields=["namespace", "name"], name="one_job_name"),
         ]
         indexes = [models.Index(fields=["team", "state"]), models.Index(fields=["state"])]
-
-    def __str__(self) -> str:
-        return f"{self.namespace}/{self.name}"
 
     @property
     def total_gpus(self) -> int:

@@ -47,6 +47,10 @@ class Principal:
         return getattr(self.token, "launcher", None)
 
 
+# The portal itself acting (expiry, culling, a status read back): no user to check or name.
+SYSTEM = Principal(user=None)
+
+
 def request_hash(owner_id: int, spec) -> str:
     """A stable digest of a request, to tell a retry from a different request."""
     body = asdict(spec) if is_dataclass(spec) else dict(spec)

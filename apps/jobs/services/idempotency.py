@@ -6,43 +6,69 @@ same key with another body is refused. Both hold under concurrent retries.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, TypeVar
 
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, transaction
 
 from apps.jobs.errors import JobsError
+from apps.jobs.models.base import SubmittedWorkload
 
-M = TypeVar("M", bound=models.Model)
-
-
-def find_replay(model: type[M], *, key: str, digest: str, **owner) -> M | None:
-    """The object an earlier request with ``key`` made, if any; 422 if its body differed."""
-    if not key:
-        return None
-    existing = model.objects.filter(idempotency_key=key, **owner).first()
-    if existing is not None and existing.request_hash != digest:
-        raise JobsError(
-            "idempotency_key_reused",
-            "this Idempotency-Key was already used for a different request",
-        )
-    return existing
+M = TypeVar("M", bound=SubmittedWorkload)
 
 
-def insert_once(obj: M, *, replay: Callable[[], M | None]) -> tuple[M, bool]:
-    """Insert ``obj``, or return the object a concurrent request with its key made first.
+class Submission(NamedTuple, Generic[M]):
+    """What a submission (a job, a notebook request) returns: the row, and whether it
+    is the one an earlier request with the same key made."""
 
-    Race: two requests with one key both find no earlier object and both insert. The
-    unique constraint on (owner, idempotency_key) admits one; on PostgreSQL the other
-    waits for it to commit and then fails. Only its savepoint is rolled back, and the
-    ``replay`` lookup (a new statement under READ COMMITTED) sees the winner's row.
+    record: M
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class Idempotency(Generic[M]):
+    """One request's key, as sent by ``sender``, with ``digest`` the hash of its body.
+
+    Keys are unique per sender: the model's ``IDEMPOTENCY_SCOPE`` field names who that
+    is (the owner of a job; whoever requested a notebook, maybe a launcher), the same
+    field its unique constraint pairs with ``idempotency_key``.
     """
-    try:
-        with transaction.atomic():
-            obj.save(force_insert=True)
-    except IntegrityError:
-        existing = replay()
+
+    model: type[M]
+    key: str
+    digest: str
+    sender: object
+
+    def replay(self) -> Submission[M] | None:
+        """What an earlier request with this key made, if any; 422 if its body differed."""
+        if not self.key:
+            return None
+        scope = {self.model.IDEMPOTENCY_SCOPE: self.sender}
+        existing = self.model.objects.filter(idempotency_key=self.key, **scope).first()
         if existing is None:
-            raise  # not the idempotency constraint
-        return existing, True
-    return obj, False
+            return None
+        if existing.request_hash != self.digest:
+            raise JobsError(
+                "idempotency_key_reused",
+                "this Idempotency-Key was already used for a different request",
+            )
+        return Submission(existing, replayed=True)
+
+    def insert(self, obj: M) -> Submission[M]:
+        """Insert ``obj`` under this key, or return what a concurrent request made first.
+
+        Race: two requests with one key both find no earlier object and both insert. The
+        unique constraint on (sender, idempotency_key) admits one; on PostgreSQL the other
+        waits for it to commit and then fails. Only its savepoint is rolled back, and the
+        ``replay`` lookup (a new statement under READ COMMITTED) sees the winner's row.
+        """
+        obj.idempotency_key, obj.request_hash = self.key, self.digest
+        try:
+            with transaction.atomic():
+                obj.save(force_insert=True)
+        except IntegrityError:
+            earlier = self.replay()
+            if earlier is None:
+                raise  # not the idempotency constraint
+            return earlier
+        return Submission(obj, replayed=False)

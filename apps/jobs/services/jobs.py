@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.jobs import fit, manifests
+from apps.jobs import fit
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
@@ -32,7 +31,7 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
-from apps.jobs.services.idempotency import find_replay, insert_once
+from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
@@ -183,16 +182,12 @@ def submit_job(
     actor: Principal,
     idempotency_key: str = "",
     now: datetime | None = None,
-) -> tuple[BatchJob, bool]:
+) -> Submission[BatchJob]:
     """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
     now = now or timezone.now()
-    digest = request_hash(user.pk, spec)
-
-    def replay() -> BatchJob | None:
-        return find_replay(BatchJob, key=idempotency_key, digest=digest, owner=user)
-
-    if (existing := replay()) is not None:
-        return existing, True
+    once = Idempotency(BatchJob, idempotency_key, request_hash(user.pk, spec), sender=user)
+    if (replayed := once.replay()) is not None:
+        return replayed
     team = resolve_team(user, spec.team)
     check_acts_for(actor, user, team)
     namespace = resolve_namespace(team, spec.namespace)
@@ -209,8 +204,6 @@ def submit_job(
     interval = spec.checkpoint_interval_minutes
     job = BatchJob(
         owner=user,
-        idempotency_key=idempotency_key,
-        request_hash=digest,
         team=team,
         queue=queue,
         namespace=namespace,
@@ -233,9 +226,9 @@ def submit_job(
         sim_duration_seconds=spec.sim_duration_seconds,
         created_at=now,
     )
-    job, replayed = insert_once(job, replay=replay)
-    if replayed:
-        return job, True
+    submission = once.insert(job)
+    if submission.replayed:
+        return submission
     JobEvent.objects.create(job=job, at=now, kind=JobEventKind.SUBMITTED, key="submitted")
     audit(
         actor,
@@ -245,32 +238,7 @@ def submit_job(
         after={"gpus": job.total_gpus, "flavor": flavor.name, "tier": tier.name},
     )
     after_commit(job_to_submit, job.pk)
-    return job, False
-
-
-def job_manifest(job: BatchJob) -> dict:
-    resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
-    spec = manifests.JobSpec(
-        name=job.name,
-        namespace=job.namespace,
-        team=job.team.slug,
-        owner=job.owner.get_username(),
-        queue=job.queue.name,
-        priority_class=job.priority_tier.name,
-        image=job.image,
-        command=tuple(job.command),
-        gpu_resource=job.gpu_resource,
-        gpus_per_pod=job.gpus_per_pod,
-        pods=job.pods,
-        resources=resources,
-        max_runtime_seconds=job.max_runtime_seconds,
-        checkpoint_dir=job.checkpoint_dir,
-        checkpoint_interval_seconds=job.checkpoint_interval_seconds,
-        checkpoint_claim=settings.QM_CHECKPOINT_CLAIM,
-        sim_duration_seconds=job.sim_duration_seconds,
-        node_selector=dict(job.flavor.node_labels or {}),
-    )
-    return manifests.render_job(spec)
+    return submission
 
 
 @transaction.atomic
@@ -280,12 +248,16 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     if actor.user is not None and not can_manage(actor.user, job):
         raise JobsError("forbidden", "you may not cancel this job")
     # Race: the job finishes (sync) while it is cancelled; one conditional UPDATE wins.
-    updated = BatchJob.objects.filter(pk=job.pk, state__in=JobState.active_values()).update(
-        state=JobState.CANCELLED,
-        ended_at=now,
-        queue_position=None,
-        version=F("version") + 1,
-        state_reason=f"cancelled by {actor.user or 'the system'}",
+    updated = (
+        BatchJob.objects.active()
+        .filter(pk=job.pk)
+        .update(
+            state=JobState.CANCELLED,
+            ended_at=now,
+            queue_position=None,
+            version=F("version") + 1,
+            state_reason=f"cancelled by {actor.user or 'the system'}",
+        )
     )
     if not updated:
         return False
@@ -395,9 +367,7 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         values["queue_position"] = None
     # Race: a cancel between our read and this write must stay cancelled.
     return bool(
-        BatchJob.objects.filter(
-            pk=job.pk,
-            version=job.version,
-            state__in=JobState.followed_values(),
-        ).update(**values, version=F("version") + 1)
+        BatchJob.objects.followed()
+        .filter(pk=job.pk, version=job.version)
+        .update(**values, version=F("version") + 1)
     )

@@ -12,7 +12,7 @@ from django.db.models import Count, Sum
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.jobs import fit, manifests
+from apps.jobs import fit
 from apps.jobs.choices import NotebookState
 from apps.jobs.errors import JobsError
 from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
@@ -31,14 +31,12 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
-from apps.jobs.services.idempotency import find_replay, insert_once
+from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from portal.dates import format_when
 from portal.notify import NotificationKind, notify
 from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
-
-SYSTEM = Principal(user=None)
 
 
 @dataclass(frozen=True)
@@ -55,17 +53,6 @@ class NotebookRequest:
     display_name: str = ""
 
 
-@dataclass(frozen=True)
-class RequestOutcome:
-    notebook: Notebook
-    replayed: bool
-
-
-def _replay(actor: Principal, key: str, digest: str) -> RequestOutcome | None:
-    existing = find_replay(Notebook, key=key, digest=digest, requested_by=actor.user)
-    return RequestOutcome(existing, replayed=True) if existing is not None else None
-
-
 def request_notebook(
     user,
     spec: NotebookRequest,
@@ -73,7 +60,7 @@ def request_notebook(
     actor: Principal,
     idempotency_key: str = "",
     now: datetime | None = None,
-) -> RequestOutcome:
+) -> Submission[Notebook]:
     """Reserve a notebook for ``user`` within their limits and the pool's capacity.
 
     The cluster objects are created after commit (``provision_notebook_task``). A
@@ -83,7 +70,7 @@ def request_notebook(
     Replays are the same request and are not counted again.
     """
     try:
-        outcome = _request_notebook(
+        submission = _request_notebook(
             user, spec, actor=actor, idempotency_key=idempotency_key, now=now
         )
     except JobsError:
@@ -92,9 +79,9 @@ def request_notebook(
     except Exception:
         NOTEBOOK_REQUESTS.labels(outcome="failed").inc()
         raise
-    if not outcome.replayed:
+    if not submission.replayed:
         transaction.on_commit(lambda: NOTEBOOK_REQUESTS.labels(outcome="accepted").inc())
-    return outcome
+    return submission
 
 
 def adopt_notebook(
@@ -108,7 +95,7 @@ def adopt_notebook(
     """
     return _request_notebook(
         user, spec, actor=actor, idempotency_key="", now=created_at, existing=name
-    ).notebook
+    ).record
 
 
 @transaction.atomic
@@ -120,10 +107,10 @@ def _request_notebook(
     idempotency_key: str,
     now: datetime | None,
     existing: str = "",
-) -> RequestOutcome:
+) -> Submission[Notebook]:
     now = now or timezone.now()
-    digest = request_hash(user.pk, spec)
-    if (replayed := _replay(actor, idempotency_key, digest)) is not None:
+    once = Idempotency(Notebook, idempotency_key, request_hash(user.pk, spec), sender=actor.user)
+    if (replayed := once.replay()) is not None:
         return replayed
     pool = InteractivePool.objects.current()
     if pool is None:
@@ -136,7 +123,7 @@ def _request_notebook(
     # active notebooks before either inserts, and both pass. Every request locks the
     # pool row first, so counting and inserting are serialised pool-wide.
     pool = InteractivePool.objects.select_for_update().get(pk=pool.pk)
-    if (replayed := _replay(actor, idempotency_key, digest)) is not None:
+    if (replayed := once.replay()) is not None:
         return replayed
     _check_limits(pool, user, pool_flavor, spec.gpus)
     name = existing or new_name("nb")
@@ -144,8 +131,6 @@ def _request_notebook(
         owner=user,
         requested_by=actor.user,
         via_token=actor.token,
-        idempotency_key=idempotency_key,
-        request_hash=digest,
         team=team,
         namespace=namespace,
         name=name,
@@ -163,15 +148,10 @@ def _request_notebook(
         expires_at=now + timedelta(hours=ttl),
         state=NotebookState.QUEUED if existing else NotebookState.REQUESTED,
     )
-    # The pool lock already serialises requests; insert_once is the backstop.
-    notebook, replayed = insert_once(
-        notebook,
-        replay=lambda: find_replay(
-            Notebook, key=idempotency_key, digest=digest, requested_by=actor.user
-        ),
-    )
-    if replayed:
-        return RequestOutcome(notebook, replayed=True)
+    # The pool lock already serialises requests; the constraint is the backstop.
+    submission = once.insert(notebook)
+    if submission.replayed:
+        return submission
     after = {
         "gpus": spec.gpus,
         "flavor": pool_flavor.flavor.name,
@@ -183,7 +163,7 @@ def _request_notebook(
     else:
         audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
         after_commit(notebook_to_provision, notebook.pk)
-    return RequestOutcome(notebook, replayed=False)
+    return submission
 
 
 def _validate(pool: InteractivePool, spec: NotebookRequest):
@@ -269,25 +249,6 @@ def notebook_url(namespace: str, name: str, user: str) -> str:
     return template.format(**{k: quote(v, safe="") for k, v in values.items()})
 
 
-def notebook_manifests(notebook: Notebook) -> list[dict]:
-    spec = manifests.NotebookSpec(
-        name=notebook.name,
-        namespace=notebook.namespace,
-        team=notebook.team.slug,
-        owner=notebook.owner.get_username(),
-        queue=notebook.pool.name,
-        priority_class=notebook.pool.priority_tier.name,
-        image=notebook.image,
-        gpu_resource=notebook.gpu_resource,
-        gpus=notebook.gpus,
-        cpu=notebook.cpu,
-        memory=notebook.memory,
-        base_path=f"/{notebook.namespace}/{notebook.name}/",
-        node_selector=dict(notebook.flavor.node_labels or {}),
-    )
-    return manifests.render_notebook(spec)
-
-
 # ----- lifecycle ------------------------------------------------------------------------
 
 
@@ -314,7 +275,7 @@ def renew_notebook(
     expires = now + timedelta(hours=hours)
     # Race: the expiry task stops the notebook while we renew. Only an active
     # notebook is renewed, decided by the row count of one conditional UPDATE.
-    rows = Notebook.objects.filter(pk=notebook.pk, state__in=NotebookState.active_values())
+    rows = Notebook.objects.active().filter(pk=notebook.pk)
     before = notebook.expires_at
     updated = rows.filter(state=NotebookState.EXPIRING).update(
         expires_at=expires, expiry_warned_at=None, state=NotebookState.READY, version=_bump()
@@ -355,9 +316,13 @@ def stop_notebook(
     _require_manager(actor, notebook)
     # Race: stop, expiry and culling may all end the same notebook at once; the
     # conditional UPDATE lets exactly one of them record the ending.
-    updated = Notebook.objects.filter(
-        pk=notebook.pk, state__in=NotebookState.active_values()
-    ).update(state=state, state_reason=reason, ended_at=now, queue_position=None, version=_bump())
+    updated = (
+        Notebook.objects.active()
+        .filter(pk=notebook.pk)
+        .update(
+            state=state, state_reason=reason, ended_at=now, queue_position=None, version=_bump()
+        )
+    )
     if not updated:
         return False
     notebook.refresh_from_db()

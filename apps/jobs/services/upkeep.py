@@ -15,12 +15,10 @@ from django.urls import reverse
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
-from apps.jobs.services.common import Principal, portal_url
+from apps.jobs.services.common import SYSTEM, portal_url
 from apps.jobs.services.notebooks import count_cull, stop_notebook, tell_owner_ended
 from portal.dates import format_when
 from portal.notify import NotificationKind, notify
-
-SYSTEM = Principal(user=None)
 
 
 def mark_provisioned(notebook_id: int) -> bool:
@@ -64,11 +62,7 @@ def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -
     if state in NotebookState.running_values() and notebook.ready_at is None:
         values["ready_at"] = min(status.ready_since or now, now)
     unchanged = all(getattr(notebook, k) == v for k, v in values.items() if k != "synced_at")
-    rows = Notebook.objects.filter(
-        pk=notebook.pk,
-        version=notebook.version,
-        state__in=NotebookState.followed_values(),
-    )
+    rows = Notebook.objects.followed().filter(pk=notebook.pk, version=notebook.version)
     if unchanged:
         return bool(rows.update(synced_at=now))
     return bool(rows.update(**values, version=F("version") + 1))

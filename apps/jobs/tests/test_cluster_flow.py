@@ -56,7 +56,7 @@ def test_a_lending_pool_joins_the_cohort_and_reclaims(sim, pool, queue, admin):
 def test_a_notebook_goes_from_requested_to_ready(sim, pool, queue, scientist):
     reconcile(trigger="manual")
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
-    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
 
     with KubeClient() as client:
         assert sync.provision_notebook(client, notebook.pk) == "created"
@@ -82,7 +82,7 @@ def test_stopping_deletes_the_objects(sim, pool, queue, scientist):
 
     reconcile(trigger="manual")
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
-    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
     with KubeClient() as client:
         sync.provision_notebook(client, notebook.pk)
         stop_notebook(notebook, actor=Principal(scientist))

@@ -24,7 +24,7 @@ def test_a_notebook_whose_creation_task_was_lost_is_created_by_the_sync(
     reconcile(trigger="manual")
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     # No on_commit in this test's transaction: the creation task is never sent, as if lost.
-    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
 
     with KubeClient() as client:
         sync.sync_status(client, now=timezone.now())

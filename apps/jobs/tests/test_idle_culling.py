@@ -21,7 +21,7 @@ def at_end(prometheus, settings):
 
 def running_notebook(user, pod_prefix: str, ready_at) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100")
-    notebook = request_notebook(user, spec, actor=Principal(user), now=ready_at).notebook
+    notebook = request_notebook(user, spec, actor=Principal(user), now=ready_at).record
     Notebook.objects.filter(pk=notebook.pk).update(
         name=pod_prefix, state=NotebookState.READY, ready_at=ready_at
     )

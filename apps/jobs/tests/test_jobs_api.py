@@ -2,8 +2,8 @@
 
 import pytest
 
+from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
-from apps.jobs.services.jobs import job_manifest
 from conftest import api_as
 
 URL = "/api/v1/jobs/"
@@ -22,7 +22,7 @@ BODY = {
 def test_a_job_renders_as_a_suspended_labelled_job(scientist, queue, template):
     response = api_as(scientist).post(URL, {**BODY, "sim_duration_seconds": 600}, format="json")
     assert response.status_code == 201, response.json()
-    manifest = job_manifest(BatchJob.objects.get())
+    manifest = job_manifest(BatchJob.objects.get(), checkpoint_claim="")
     labels = manifest["metadata"]["labels"]
     assert labels["kueue.x-k8s.io/queue-name"] == "vision"
     assert labels["kueue.x-k8s.io/priority-class"] == "p3-low"  # the lowest tier by default

@@ -37,7 +37,7 @@ def test_fifty_parallel_creates_for_one_user_stay_within_the_limits(scientist, p
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
 
     results = _parallel(
-        50, lambda i: request_notebook(scientist, spec, actor=Principal(scientist)).notebook.pk
+        50, lambda i: request_notebook(scientist, spec, actor=Principal(scientist)).record.pk
     )
 
     created = [r for r in results if isinstance(r, int)]
@@ -60,7 +60,7 @@ def test_parallel_creates_of_many_users_never_overfill_the_pool(pool, team, admi
 
     results = _parallel(
         50,
-        lambda i: request_notebook(users[i % 25], spec, actor=Principal(users[i % 25])).notebook.pk,
+        lambda i: request_notebook(users[i % 25], spec, actor=Principal(users[i % 25])).record.pk,
     )
 
     assert len([r for r in results if isinstance(r, int)]) == 5
@@ -77,7 +77,7 @@ def test_fifty_parallel_retries_with_one_key_make_one_notebook(scientist, pool):
         lambda i: (
             request_notebook(
                 scientist, spec, actor=Principal(scientist), idempotency_key="launch-1"
-            ).notebook.pk
+            ).record.pk
         ),
     )
 

@@ -27,7 +27,7 @@ T0 = timezone.now().replace(second=0, microsecond=0)
 
 def ready(user, *, at, ttl: int = 8, name: str = "") -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", ttl_hours=ttl)
-    notebook = request_notebook(user, spec, actor=Principal(user), now=at).notebook
+    notebook = request_notebook(user, spec, actor=Principal(user), now=at).record
     rows = Notebook.objects.filter(pk=notebook.pk)
     rows.update(name=name or notebook.name, state=NotebookState.READY, ready_at=at)
     return rows.get()

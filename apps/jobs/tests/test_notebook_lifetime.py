@@ -22,7 +22,7 @@ T0 = timezone.now().replace(microsecond=0)
 
 def ready(scientist, *, ttl=None, now=T0) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", ttl_hours=ttl)
-    notebook = request_notebook(scientist, spec, actor=Principal(scientist), now=now).notebook
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist), now=now).record
     Notebook.objects.filter(pk=notebook.pk).update(state=NotebookState.READY, ready_at=now)
     notebook.refresh_from_db()
     return notebook

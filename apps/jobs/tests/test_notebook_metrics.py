@@ -65,7 +65,7 @@ def test_a_request_the_database_refuses_has_failed(scientist, pool):
 
 
 def ready(user, *, ttl: int = 1) -> Notebook:
-    notebook = ask(user, ttl_hours=ttl).notebook
+    notebook = ask(user, ttl_hours=ttl).record
     Notebook.objects.filter(pk=notebook.pk).update(state=NotebookState.READY, ready_at=T0)
     return Notebook.objects.get(pk=notebook.pk)
 

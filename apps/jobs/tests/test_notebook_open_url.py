@@ -18,7 +18,7 @@ def test_the_template_is_filled_with_namespace_name_and_quoted_user(settings, po
     settings.QM_NOTEBOOK_URL_TEMPLATE = "https://hub.example.org/user/{user}/{namespace}/{name}/"
     user = UserFactory(username="ana.b@lab")
     services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)
-    notebook = request_notebook(user, SPEC, actor=Principal(user)).notebook
+    notebook = request_notebook(user, SPEC, actor=Principal(user)).record
     assert notebook.url == (
         f"https://hub.example.org/user/ana.b%40lab/team-vision/{notebook.name}/"
     )
@@ -30,7 +30,7 @@ def test_without_a_template_open_is_a_portal_page_that_explains(
 ):
     settings.QM_NOTEBOOK_URL_TEMPLATE = ""
     settings.PORTAL_URL = ""
-    notebook = request_notebook(scientist, SPEC, actor=Principal(scientist)).notebook
+    notebook = request_notebook(scientist, SPEC, actor=Principal(scientist)).record
     assert notebook.url == f"/notebooks/open/team-vision/{notebook.name}/"
     client.force_login(scientist)
     page = client.get(notebook.url).content.decode()

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def notebook(scientist, pool):
     spec = NotebookRequest(image=IMAGE, flavor="h100", ttl_hours=2)
-    return request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    return request_notebook(scientist, spec, actor=Principal(scientist)).record
 
 
 @pytest.fixture

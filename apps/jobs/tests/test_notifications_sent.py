@@ -30,7 +30,7 @@ T0 = timezone.now().replace(microsecond=0)
 
 def ready(user, *, ttl: int = 1) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", ttl_hours=ttl)
-    notebook = request_notebook(user, spec, actor=Principal(user), now=T0).notebook
+    notebook = request_notebook(user, spec, actor=Principal(user), now=T0).record
     Notebook.objects.filter(pk=notebook.pk).update(state=NotebookState.READY, ready_at=T0)
     return Notebook.objects.get(pk=notebook.pk)
 

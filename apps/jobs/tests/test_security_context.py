@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from apps.jobs import manifests
 from apps.jobs.errors import JobsError
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.services.notebooks import notebook_manifests
 from apps.jobs.tests.conftest import IMAGE, notebook_body
 from conftest import api_as
 
@@ -154,8 +153,8 @@ def test_a_notebook_only_ever_lands_in_the_users_team_namespace(
         outcome = request_notebook(scientist, spec, actor=Principal(scientist))
     except JobsError:
         return
-    for obj in notebook_manifests(outcome.notebook):
+    for obj in manifests.notebook_manifests(outcome.record):
         assert obj["metadata"]["namespace"] == "team-vision"
         if obj["kind"] == "StatefulSet":
             assert_restricted(obj["spec"]["template"]["spec"])
-    outcome.notebook.delete()
+    outcome.record.delete()

@@ -45,7 +45,7 @@ def test_an_ended_notebook_has_no_progress(state):
 def test_the_page_shows_the_steps_while_it_starts(client, scientist, pool):
     notebook = request_notebook(
         scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=Principal(scientist)
-    ).notebook
+    ).record
     Notebook.objects.filter(pk=notebook.pk).update(
         state=NotebookState.STARTING, pending_reason=UNSCHEDULABLE
     )

@@ -71,7 +71,7 @@ def watching(seconds: float):
 
 def new_notebook(user) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
-    notebook = request_notebook(user, spec, actor=Principal(user)).notebook
+    notebook = request_notebook(user, spec, actor=Principal(user)).record
     with KubeClient() as client:
         assert sync.provision_notebook(client, notebook.pk) == "created"
     return notebook

@@ -41,7 +41,7 @@ def test_an_active_notebook_page_polls_until_it_stops(client, scientist):
     me = Principal(scientist)
     notebook = request_notebook(
         scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=me
-    ).notebook
+    ).record
     page = page_of(client, scientist, f"/notebooks/{notebook.pk}/")
     assert f'{MARKER}"/api/v1/notebooks/{notebook.pk}/"' in page
 

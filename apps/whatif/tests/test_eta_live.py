@@ -90,7 +90,7 @@ def test_a_notebook_is_found_by_its_own_name(sim, pool, queue, scientist):
     # Its Workload is named after the StatefulSet's pod group; the page asks by the notebook's name.
     reconcile(trigger="manual")
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
-    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).notebook
+    notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
     with KubeClient() as client:
         assert sync.provision_notebook(client, notebook.pk) == "created"
 
