@@ -11,10 +11,10 @@ def test_every_beat_entry_names_a_registered_task(settings):
     # Switch on every optional entry, so none escapes the check.
     settings.QM_CLUSTER_SYNC = True
     settings.QM_HISTORY_RECORDER = True
-    settings.QM_JOBS_WATCH_SECONDS = 60
+    settings.QM_JOBS_WATCH = True
     app.loader.import_default_modules()  # autodiscovery: every app's tasks module
     registered = set(app.tasks)
     entries = beat_schedule()
-    assert "watch-jobs-status" in entries and "record-workload-history" in entries
+    assert "informer" in entries
     unknown = {name: e["task"] for name, e in entries.items() if e["task"] not in registered}
     assert unknown == {}
