@@ -143,11 +143,12 @@ class WeekInput:
         return (self.end - self.start) / HOUR
 
 
-def clip(start: float, end: float | None, lo: float, hi: float) -> float:
-    """Seconds of [start, end) inside [lo, hi); an open end runs to ``hi``."""
-    stop = hi if end is None else min(end, hi)
-    return max(0.0, stop - max(start, lo))
-
-
-def gpu_hours(run: Run, week: WeekInput) -> float:
-    return run.gpus * clip(run.start, run.end, week.start, week.horizon) / HOUR
+def run_gpu_hours(week: WeekInput) -> list[float]:
+    """GPU-hours of every run inside [start, horizon), in the order of ``week.runs`` (an
+    open run counts to the horizon). One comprehension, not a call per run: a week has
+    ~250,000 runs and three sections sum them."""
+    lo, hi = week.start, week.horizon
+    return [
+        r.gpus * max(0.0, (hi if r.end is None else min(r.end, hi)) - max(r.start, lo)) / HOUR
+        for r in week.runs
+    ]
