@@ -149,8 +149,8 @@ def _timed_build() -> float:
 def _floor() -> tuple[float, int]:
     """The floor: one PostgreSQL scan of the week's transitions — every row with ``at``
     inside the week, with the columns the report reads, fetched completely to this
-    process by the same driver (psycopg, binary protocol off as Django uses it) and
-    decoded into Python values (ints, strings, aware datetimes, JSON)."""
+    process through Django's connection (psycopg 3, text protocol, the loaders Django
+    registers: aware datetimes, JSON left as text)."""
     from django.db import connection
 
     start, end = MONDAY, MONDAY + timedelta(days=7)
@@ -166,17 +166,20 @@ def _floor() -> tuple[float, int]:
 
 
 def _floor_and_build(runs: int) -> None:
-    """Alternate floor and build so both see the same machine load."""
-    floors, builds, rows = [], [], 0
+    """Alternate floor, COPY and build so all three see the same machine load."""
+    floors, copies, builds, rows = [], [], [], 0
     for _ in range(runs):
         seconds, rows = _floor()
         floors.append(seconds)
+        copies.append(_copy_floor())
         builds.append(_timed_build())
-    print(f"load average before/after: {os.getloadavg()}")
-    print(f"floor (scan of the week's {rows:,} transitions): " + _spread(floors))
+    print(f"load average after: {os.getloadavg()}")
+    print(f"floor (SELECT of the week's {rows:,} transitions): " + _spread(floors))
+    print("COPY of the same rows (not decoded): " + _spread(copies))
     print(f"build report {WEEK}: " + _spread(builds))
-    ratio_median = statistics.median(builds) / statistics.median(floors)
-    print(f"ratio build/floor: median {ratio_median:.2f}, best {min(builds) / min(floors):.2f}")
+    for name, reference in (("floor", floors), ("COPY", copies)):
+        median = statistics.median(builds) / statistics.median(reference)
+        print(f"ratio build/{name}: median {median:.2f}, best {min(builds) / min(reference):.2f}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss:.0f} MB")
 
@@ -186,10 +189,69 @@ def _spread(samples: list[float]) -> str:
     return f"median {statistics.median(samples):.2f} s, best {min(samples):.2f} s ({runs})"
 
 
+def _copy_floor() -> float:
+    """A tighter reference: the same rows and columns through ``COPY … TO STDOUT``,
+    received as text and not decoded."""
+    from django.db import connection
+
+    start, end = MONDAY, MONDAY + timedelta(days=7)
+    sql = (
+        "COPY (SELECT workload_id, type, at, reason, detail FROM reports_workloadtransition"
+        f" WHERE at >= '{start.isoformat()}' AND at < '{end.isoformat()}') TO STDOUT"
+    )
+    before = time.perf_counter()
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for _ in copy:
+            pass
+    return time.perf_counter() - before
+
+
+def _phases() -> None:
+    """Wall time of each phase of one build, run one after the other (no profiler)."""
+    from apps.reports import loading
+    from apps.reports.compute import cost, fairness, preemption, utilisation, waits
+    from apps.reports.compute.weeks import week_bounds
+    from apps.reports.models import WorkloadRecord
+    from apps.reports.services.snapshots import _collector_paused
+
+    start, end = week_bounds(WEEK)
+    records = WorkloadRecord.objects.overlapping(start, end)
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        clock.append(time.perf_counter())
+        print(f"  {name:<28} {clock[-1] - clock[-2]:6.2f} s")
+
+    with _collector_paused():
+        infos = loading._infos(records)
+        lap("workload records")
+        steps = [(pk, list(s)) for pk, s in loading._steps(records, end)]
+        lap("transitions: query + decode")
+        data = loading.load_week(WEEK, now=MONDAY + timedelta(days=8))
+        lap("load_week (all of it)")
+        for pk, s in steps:
+            loading.replay(infos[pk], s)
+        lap("replay")
+        queues = fairness.queue_rows(data)
+        lap("borrowing/lending sweep")
+        fairness.team_rows(data, queues)
+        lap("fairness teams")
+        waits.sections(data)
+        lap("wait sections")
+        usage = utilisation.team_rows(data)
+        lap("utilisation")
+        cost.team_rows(data, usage)
+        lap("cost")
+        preemption.loss_rows(data)
+        lap("preemption")
+    print(f"  COPY of the same rows       {_copy_floor():6.2f} s")
+
+
 def _profile() -> None:
     import cProfile
     import pstats
 
+    _phases()
     profiler = cProfile.Profile()
     profiler.runcall(_timed_build)
     pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
