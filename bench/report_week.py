@@ -216,34 +216,26 @@ def _phases() -> None:
 
     start, end = week_bounds(WEEK)
     records = WorkloadRecord.objects.overlapping(start, end)
-    clock = [time.perf_counter()]
-
-    def lap(name: str) -> None:
-        clock.append(time.perf_counter())
-        print(f"  {name:<28} {clock[-1] - clock[-2]:6.2f} s")
-
+    later = MONDAY + timedelta(days=8)
+    state: dict = {}
+    phases = (
+        ("workload records", lambda: state.update(infos=loading._infos(records))),
+        ("transitions: query + decode",
+         lambda: state.update(steps=[(pk, list(s)) for pk, s in loading._steps(records, end)])),
+        ("load_week (all of it)", lambda: state.update(data=loading.load_week(WEEK, now=later))),
+        ("replay", lambda: [loading.replay(state["infos"][pk], s) for pk, s in state["steps"]]),
+        ("borrowing/lending sweep", lambda: state.update(queues=fairness.queue_rows(state["data"]))),
+        ("fairness teams", lambda: fairness.team_rows(state["data"], state["queues"])),
+        ("wait sections", lambda: waits.sections(state["data"])),
+        ("utilisation", lambda: state.update(usage=utilisation.team_rows(state["data"]))),
+        ("cost", lambda: cost.team_rows(state["data"], state["usage"])),
+        ("preemption", lambda: preemption.loss_rows(state["data"])),
+    )  # fmt: skip
     with _collector_paused():
-        infos = loading._infos(records)
-        lap("workload records")
-        steps = [(pk, list(s)) for pk, s in loading._steps(records, end)]
-        lap("transitions: query + decode")
-        data = loading.load_week(WEEK, now=MONDAY + timedelta(days=8))
-        lap("load_week (all of it)")
-        for pk, s in steps:
-            loading.replay(infos[pk], s)
-        lap("replay")
-        queues = fairness.queue_rows(data)
-        lap("borrowing/lending sweep")
-        fairness.team_rows(data, queues)
-        lap("fairness teams")
-        waits.sections(data)
-        lap("wait sections")
-        usage = utilisation.team_rows(data)
-        lap("utilisation")
-        cost.team_rows(data, usage)
-        lap("cost")
-        preemption.loss_rows(data)
-        lap("preemption")
+        for name, phase in phases:
+            before = time.perf_counter()
+            phase()
+            print(f"  {name:<28} {time.perf_counter() - before:6.2f} s")
     print(f"  COPY of the same rows       {_copy_floor():6.2f} s")
 
 
