@@ -179,7 +179,9 @@ def _floor_and_build(runs: int) -> None:
     print(f"build report {WEEK}: " + _spread(builds))
     for name, reference in (("floor", floors), ("COPY", copies)):
         median = statistics.median(builds) / statistics.median(reference)
-        print(f"ratio build/{name}: median {median:.2f}, best {min(builds) / min(reference):.2f}")
+        pairs = ", ".join(f"{b / r:.2f}" for b, r in zip(builds, reference, strict=True))
+        best = min(builds) / min(reference)
+        print(f"ratio build/{name}: of medians {median:.2f}, of bests {best:.2f}, per pair {pairs}")
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS {rss:.0f} MB")
 
