@@ -117,16 +117,25 @@ def _steps_sql(records, end):
             ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
         ) steps
         GROUP BY workload_id ORDER BY workload_id"""
+    parsed: dict[str, dict] = {}  # most details repeat ({"flavors": {"h100": 1}}): parse once
     with connection.chunked_cursor() as cursor:
         cursor.execute(sql, [*params, end])
         while rows := cursor.fetchmany(CHUNK):
             for pk, kinds, ats, reasons, details in rows:
                 if any(details):
-                    details = [json.loads(d) if d else None for d in details]
+                    details = [_parse(d, parsed) if d else None for d in details]
                 steps = zip(kinds, ats, reasons, details, strict=True)
                 if ats != sorted(ats):  # the server's aggregation reordered them
                     steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
                 yield pk, steps
+
+
+def _parse(text: str, parsed: dict[str, dict]) -> dict:
+    """``json.loads`` remembered per text; the replay only reads the dicts it gets."""
+    value = parsed.get(text)
+    if value is None:
+        value = parsed[text] = json.loads(text)
+    return value
 
 
 def quotas() -> list[QueueQuota]:

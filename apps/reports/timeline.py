@@ -43,7 +43,7 @@ RANK = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, unsafe_hash=True)  # not frozen: see records.Run
 class WorkloadInfo:
     uid: str
     team: str

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from apps.reports.compute.records import WeekInput, gpu_hours
+from apps.reports.compute.records import WeekInput, run_gpu_hours
 
 
 def team_rows(week: WeekInput, utilisation: list[dict]) -> list[dict]:
     used = {row["team"]: row["used_gpu_hours"] for row in utilisation}
     hours: dict[tuple[str, str], float] = defaultdict(float)
-    for run in week.runs:
-        hours[(run.team, run.flavor)] += gpu_hours(run, week)
+    for run, spent in zip(week.runs, run_gpu_hours(week), strict=True):
+        hours[(run.team, run.flavor)] += spent
     nominal: dict[tuple[str, str], float] = defaultdict(float)
     for q in week.quotas:
         if q.team:

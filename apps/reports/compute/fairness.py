@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from operator import itemgetter
 
-from apps.reports.compute.records import HOUR, QueueQuota, Run, WeekInput, gpu_hours
+from apps.reports.compute.records import HOUR, QueueQuota, WeekInput, run_gpu_hours
 
 
 def _events(week: WeekInput) -> dict[tuple[str, str], list[tuple[float, str, int]]]:
@@ -36,59 +37,6 @@ def _events(week: WeekInput) -> dict[tuple[str, str], list[tuple[float, str, int
     return events
 
 
-class _Sweep:
-    """Integrates borrowed and lent GPU-seconds of the queues of one (cohort, flavor)."""
-
-    def __init__(self, quotas: dict[str, QueueQuota], t0: float):
-        self.quota = quotas
-        self.usage: dict[str, float] = defaultdict(float)
-        self.last_t: dict[str, float] = defaultdict(lambda: t0)
-        self.last_f: dict[str, float] = defaultdict(float)
-        self.borrowed: dict[str, float] = defaultdict(float)
-        self.lent: dict[str, float] = defaultdict(float)
-        self.total_borrowed = 0.0
-        self.total_idle = sum(self._idle(q, 0.0) for q in quotas)
-        self.t, self.f_integral = t0, 0.0
-        self.known: set[str] = set(quotas)
-
-    def _nominal(self, queue: str) -> float:
-        quota = self.quota.get(queue)
-        return quota.nominal if quota else 0.0
-
-    def _idle(self, queue: str, usage: float) -> float:
-        quota = self.quota.get(queue)
-        if quota is None:
-            return 0.0
-        idle = max(0.0, quota.nominal - usage)
-        return idle if quota.lending_limit is None else min(idle, quota.lending_limit)
-
-    def advance(self, t: float) -> None:
-        if self.total_idle > 0:
-            self.f_integral += min(1.0, self.total_borrowed / self.total_idle) * (t - self.t)
-        self.t = t
-
-    def settle(self, queue: str) -> None:
-        u = self.usage[queue]
-        self.borrowed[queue] += max(0.0, u - self._nominal(queue)) * (self.t - self.last_t[queue])
-        self.lent[queue] += self._idle(queue, u) * (self.f_integral - self.last_f[queue])
-        self.last_t[queue], self.last_f[queue] = self.t, self.f_integral
-
-    def change(self, queue: str, delta: int) -> None:
-        self.settle(queue)
-        self.known.add(queue)
-        old = self.usage[queue]
-        new = old + delta
-        nominal = self._nominal(queue)
-        self.total_borrowed += max(0.0, new - nominal) - max(0.0, old - nominal)
-        self.total_idle += self._idle(queue, new) - self._idle(queue, old)
-        self.usage[queue] = new
-
-    def finish(self, t: float) -> None:
-        self.advance(t)
-        for queue in self.known:
-            self.settle(queue)
-
-
 def borrowing(week: WeekInput) -> dict[tuple[str, str], tuple[float, float]]:
     """(queue, flavor) → (borrowed GPU-hours, lent GPU-hours)."""
     by_key: dict[tuple[str, str], dict[str, QueueQuota]] = defaultdict(dict)
@@ -97,30 +45,86 @@ def borrowing(week: WeekInput) -> dict[tuple[str, str], tuple[float, float]]:
     result: dict[tuple[str, str], tuple[float, float]] = {}
     all_events = _events(week)
     for key in set(by_key) | set(all_events):
-        sweep = _Sweep(by_key.get(key, {}), week.start)
         events = all_events.get(key, [])
-        events.sort(key=lambda e: e[0])
-        advance, change = sweep.advance, sweep.change
-        for t, queue, delta in events:
-            if t != sweep.t:
-                advance(t)
-            change(queue, delta)
-        sweep.finish(week.horizon)
-        for queue in sweep.known:
-            result[(queue, key[1])] = (sweep.borrowed[queue] / HOUR, sweep.lent[queue] / HOUR)
+        events.sort(key=itemgetter(0))
+        seconds = _sweep(by_key.get(key, {}), events, week.start, week.horizon)
+        for queue, (borrowed, lent) in seconds.items():
+            result[(queue, key[1])] = (borrowed / HOUR, lent / HOUR)
     return result
 
 
-def decayed_gpu_hours(run: Run, week: WeekInput) -> float:
-    """GPU-hours of the run inside the week, each weighted by 2^(−age at week end / half-life)."""
-    start = max(run.start, week.start)
-    stop = week.horizon if run.end is None else min(run.end, week.horizon)
-    if stop <= start:
-        return 0.0
-    h = week.half_life_hours * HOUR
-    rate = math.log(2) / h
-    integral = (math.exp(-rate * (week.end - stop)) - math.exp(-rate * (week.end - start))) / rate
-    return run.gpus * integral / HOUR
+def _sweep(quotas: dict[str, QueueQuota], events, t0: float, horizon: float) -> dict:
+    """Borrowed and lent GPU-seconds of the queues of one (cohort, flavor): queue → [b, l].
+
+    One pass over the time-sorted events with each queue's state in one list
+    (usage, last settled time, f-integral then, borrowed, lent, nominal, lending
+    limit): ~500,000 events a week, so no method call per event. ``f`` integrates
+    the fraction of idle lendable quota that borrowers used, min(1, Σ borrowed ÷
+    Σ idle); a queue's lent seconds grow by its idle quota × the change of ``f``
+    since it was last settled. A queue without quota has nominal 0 and lends nothing
+    (limit 0). ``max(0.0, x)`` is written ``x if x > 0.0 else 0.0`` and
+    ``min(x, limit)`` ``limit if limit < x else x``: the same values, inline.
+    """
+    state = {q: [0.0, t0, 0.0, 0.0, 0.0, quota.nominal, _limit(quota)]
+             for q, quota in quotas.items()}  # fmt: skip
+    total_idle = sum(_idle(s[5], s[6], 0.0) for s in state.values())
+    total_borrowed, t, f = 0.0, t0, 0.0
+    for at, queue, delta in events:
+        if at != t:
+            if total_idle > 0:
+                share = total_borrowed / total_idle
+                f += (share if share < 1.0 else 1.0) * (at - t)
+            t = at
+        s = state.get(queue)
+        if s is None:
+            s = state[queue] = [0.0, t0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        usage, nominal, limit = s[0], s[5], s[6]
+        over, idle = usage - nominal, nominal - usage
+        over = over if over > 0.0 else 0.0
+        idle = idle if idle > 0.0 else 0.0
+        idle = limit if limit < idle else idle
+        s[3] += over * (t - s[1])
+        s[4] += idle * (f - s[2])
+        new = usage + delta
+        new_over, new_idle = new - nominal, nominal - new
+        new_idle = new_idle if new_idle > 0.0 else 0.0
+        total_borrowed += (new_over if new_over > 0.0 else 0.0) - over
+        total_idle += (limit if limit < new_idle else new_idle) - idle
+        s[0], s[1], s[2] = new, t, f
+    if total_idle > 0:
+        f += min(1.0, total_borrowed / total_idle) * (horizon - t)
+    return {
+        queue: (borrowed + max(0.0, usage - nominal) * (horizon - last_t),
+                lent + _idle(nominal, limit, usage) * (f - last_f))
+        for queue, (usage, last_t, last_f, borrowed, lent, nominal, limit) in state.items()
+    }  # fmt: skip
+
+
+def _limit(quota: QueueQuota) -> float:
+    return math.inf if quota.lending_limit is None else quota.lending_limit
+
+
+def _idle(nominal: float, limit: float, usage: float) -> float:
+    """Idle lendable quota: min(nominal − usage, lending limit), at least 0."""
+    return min(max(0.0, nominal - usage), limit)
+
+
+def decayed_gpu_hours(week: WeekInput) -> list[float]:
+    """Per run: its GPU-hours inside the week, each weighted by 2^(−age at week end /
+    half-life)."""
+    lo, hi, end = week.start, week.horizon, week.end
+    rate = math.log(2) / (week.half_life_hours * HOUR)
+    exp = math.exp
+    decayed = []
+    for run in week.runs:
+        start = max(run.start, lo)
+        stop = hi if run.end is None else min(run.end, hi)
+        if stop <= start:
+            decayed.append(0.0)
+            continue
+        integral = (exp(-rate * (end - stop)) - exp(-rate * (end - start))) / rate
+        decayed.append(run.gpus * integral / HOUR)
+    return decayed
 
 
 def queue_rows(week: WeekInput) -> list[dict]:
@@ -144,10 +148,10 @@ def team_rows(week: WeekInput, queues: list[dict] | None = None) -> list[dict]:
     received: dict[str, float] = defaultdict(float)
     decayed: dict[str, float] = defaultdict(float)
     per_flavor: dict[tuple[str, str], float] = defaultdict(float)
-    for run in week.runs:
-        hours = gpu_hours(run, week)
+    hours_and_decayed = zip(run_gpu_hours(week), decayed_gpu_hours(week), strict=True)
+    for run, (hours, weighted) in zip(week.runs, hours_and_decayed, strict=True):
         received[run.team] += hours
-        decayed[run.team] += decayed_gpu_hours(run, week)
+        decayed[run.team] += weighted
         per_flavor[(run.team, run.flavor)] += hours
     lend = defaultdict(lambda: [0.0, 0.0])
     for row in queue_rows(week) if queues is None else queues:

@@ -13,10 +13,7 @@ def build(week: WeekInput, gaps: list[dict] | None = None) -> dict:
     usage = utilisation.team_rows(week)
     losses = preemption.loss_rows(week)
     return {
-        "waits": waits.wait_table(week),
-        "requeue_waits": waits.requeue_table(week),
-        "wait_cdf": waits.wait_cdf(week),
-        "starvation": waits.starvation(week),
+        **waits.sections(week),
         "fairness": {"teams": fairness.team_rows(week, queues), "queues": queues},
         "preemption": {
             # The biggest losses only: a busy week has thousands; totals use them all.

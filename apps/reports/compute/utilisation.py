@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from apps.reports.compute.records import WeekInput, gpu_hours
+from apps.reports.compute.records import WeekInput, run_gpu_hours
 
 FIELDS = (
     "allocated_gpu_hours",
@@ -25,9 +25,8 @@ FIELDS = (
 def team_rows(week: WeekInput) -> list[dict]:
     rows: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0.0))
     energy_seen: set[str] = set()
-    for run in week.runs:
+    for run, hours in zip(week.runs, run_gpu_hours(week), strict=True):
         row = rows[run.team]
-        hours = gpu_hours(run, week)
         row["allocated_gpu_hours"] += hours
         usage = week.usage.get(run.uid)
         if usage is not None and usage.util is not None:

@@ -45,22 +45,39 @@ def downtime_rows(week: WeekInput) -> list[dict]:
     return rows
 
 
-def completed_waits(week: WeekInput) -> list[Wait]:
-    return [
-        w for w in counted_waits(week) if w.end is not None and week.start <= w.end < week.horizon
-    ]
+def completed_waits(week: WeekInput, counted: list[Wait] | None = None) -> list[Wait]:
+    lo, hi = week.start, week.horizon
+    counted = counted_waits(week) if counted is None else counted
+    return [w for w in counted if w.end is not None and lo <= w.end < hi]
 
 
-def wait_table(week: WeekInput) -> list[dict]:
+def sections(week: WeekInput) -> dict:
+    """The report's four wait sections, filtering the week's waits once for all."""
+    counted = counted_waits(week)
+    completed = completed_waits(week, counted)
+    return {
+        "waits": wait_table(week, completed),
+        "requeue_waits": requeue_table(week, completed),
+        "wait_cdf": wait_cdf(week, completed=completed),
+        "starvation": starvation(week, counted),
+    }
+
+
+def wait_table(week: WeekInput, completed: list[Wait] | None = None) -> list[dict]:
     """One row per (dimension, value), plus ``all``; seconds."""
     groups: dict[tuple[str, str], list[float]] = defaultdict(list)
     queue_team: dict[str, str] = {}
-    for w in completed_waits(week):
+    everything = groups[("all", "")]
+    for w in completed_waits(week) if completed is None else completed:
         seconds = w.end - w.start
         queue_team[w.queue] = w.team
-        groups[("all", "")].append(seconds)
-        for dim in DIMENSIONS:
-            groups[(dim, getattr(w, dim))].append(seconds)
+        everything.append(seconds)
+        groups[("team", w.team)].append(seconds)
+        groups[("queue", w.queue)].append(seconds)
+        groups[("tier", w.tier)].append(seconds)
+        groups[("size", w.size)].append(seconds)
+    if not everything:
+        del groups[("all", "")]
     owner = {"team": lambda key: key, "queue": queue_team.get}
     return [
         {
@@ -73,25 +90,26 @@ def wait_table(week: WeekInput) -> list[dict]:
     ]
 
 
-def requeue_table(week: WeekInput) -> list[dict]:
+def requeue_table(week: WeekInput, completed: list[Wait] | None = None) -> list[dict]:
     """Waits after a requeue only, per queue."""
     groups: dict[str, list[float]] = defaultdict(list)
-    for w in completed_waits(week):
+    for w in completed_waits(week) if completed is None else completed:
         if w.kind == "requeue":
             groups[w.queue].append(w.end - w.start)
     return [{"queue": q, **summarize(v)} for q, v in sorted(groups.items())]
 
 
-def starvation(week: WeekInput) -> list[dict]:
+def starvation(week: WeekInput, counted: list[Wait] | None = None) -> list[dict]:
     """Per queue: the longest wait that ended this week and the oldest one still open."""
+    lo, hi = week.start, week.horizon
     rows: dict[str, dict] = {}
-    for w in counted_waits(week):
-        row = rows.setdefault(w.queue, _empty_starvation(w))
-        if w.end is not None and week.start <= w.end < week.horizon:
+    for w in counted_waits(week) if counted is None else counted:
+        row = rows.get(w.queue) or rows.setdefault(w.queue, _empty_starvation(w))
+        if w.end is not None and lo <= w.end < hi:
             if w.end - w.start > row["longest_wait"]:
                 row.update(longest_wait=w.end - w.start, longest_uid=w.uid)
-        elif w.start < week.horizon and (w.end is None or w.end >= week.horizon):
-            age = week.horizon - w.start
+        elif w.start < hi and (w.end is None or w.end >= hi):
+            age = hi - w.start
             if age > row["oldest_pending_age"]:
                 row.update(oldest_pending_age=age, oldest_pending_uid=w.uid)
     return [rows[q] for q in sorted(rows)]
@@ -108,10 +126,12 @@ def _empty_starvation(w: Wait) -> dict:
     }
 
 
-def wait_cdf(week: WeekInput, points: int = 200) -> dict[str, list[list[float]]]:
+def wait_cdf(
+    week: WeekInput, points: int = 200, completed: list[Wait] | None = None
+) -> dict[str, list[list[float]]]:
     """Per queue: up to ``points`` (wait seconds, cumulative fraction) pairs for the CDF chart."""
     groups: dict[str, list[float]] = defaultdict(list)
-    for w in completed_waits(week):
+    for w in completed_waits(week) if completed is None else completed:
         groups[w.queue].append(w.end - w.start)
     cdf = {}
     for queue, values in sorted(groups.items()):
