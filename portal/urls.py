@@ -26,9 +26,12 @@ urlpatterns = [
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # Notebooks and jobs first: clients poll notebook status, and every pattern tried
+    # before a match is a regular expression run on every poll. The first router's root
+    # view answers /api/v1/, so the jobs router has none.
+    path("api/v1/", include("apps.jobs.api.urls")),
     path("api/v1/", include("apps.queues.api.urls")),
     path("api/v1/", include("apps.reports.api.urls")),
-    path("api/v1/", include("apps.jobs.api.urls")),
     path("api/v1/", include("apps.whatif.api.urls")),
     path("api/v1/", include("apps.live.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -72,14 +72,7 @@ def test_gunicorn_trusts_forwarded_headers_only_from_the_trusted_proxies(tmp_pat
     )
     seen = {}
     for proxies in ("", "10.0.0.0/8, 192.0.2.7, 2001:db8::/32"):
-        result = subprocess.run(
-            [sys.executable, "-c", script],
-            cwd=ROOT,
-            env={**os.environ, "QM_TRUSTED_PROXIES": proxies},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        result = _python(script, QM_TRUSTED_PROXIES=proxies)
         assert result.returncode == 0, result.stderr
         seen[proxies] = result.stdout.strip()
     assert seen == {
@@ -92,3 +85,30 @@ def test_a_malformed_trusted_proxy_names_itself(tmp_path):
     result = manage("check", QM_TRUSTED_PROXIES="10.0.0.1/8", QM_DATA_DIR=str(tmp_path))
     assert result.returncode != 0
     assert "QM_TRUSTED_PROXIES='10.0.0.1/8' is not a valid" in result.stderr
+
+
+def test_gunicorn_workers_hand_the_gil_over_at_the_configured_interval():
+    # A forked worker runs post_fork; here the hook runs in a fresh interpreter.
+    script = (
+        "import sys, portal.gunicorn as g; g.post_fork(None, None); "
+        "print(round(sys.getswitchinterval() * 1e6))"
+    )
+    seen = {}
+    for value in ("", "2", "0", "abc"):
+        result = _python(script, GUNICORN_SWITCH_INTERVAL_MS=value)
+        seen[value] = result.stdout.strip() or result.stderr.strip().splitlines()[-1]
+    assert seen[""] == "500"  # microseconds: the 0.5 ms default, not Python's 5 ms
+    assert seen["2"] == "2000"
+    assert seen["0"].endswith("GUNICORN_SWITCH_INTERVAL_MS must be above 0 and at most 100")
+    assert "GUNICORN_SWITCH_INTERVAL_MS" in seen["abc"]
+
+
+def _python(script: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )

@@ -2,7 +2,9 @@ from rest_framework.routers import DefaultRouter
 
 from apps.jobs.api import views
 
+# No root view: /api/v1/ is the queues router's (portal/urls.py puts this one first).
 router = DefaultRouter()
+router.include_root_view = False
 router.register("notebooks", views.NotebookViewSet, basename="notebook")
 router.register("jobs", views.JobViewSet, basename="job")
 

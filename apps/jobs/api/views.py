@@ -83,13 +83,14 @@ class NotebookViewSet(
 
     def get_queryset(self):
         queryset = super().get_queryset()
-        if self.request.query_params.get("active") in ("1", "true"):
-            queryset = queryset.active()
-        return queryset
+        return queryset.active() if self._active_only() else queryset
 
     def retrieve(self, request, pk=None):
         # The hottest read (clients poll it): see status_cache for why this is safe.
-        return Response(rendered_status(self.get_queryset().select_related(None), pk))
+        return Response(rendered_status(request.user, pk, active_only=self._active_only()))
+
+    def _active_only(self) -> bool:
+        return self.request.query_params.get("active") in ("1", "true")
 
     @extend_schema(
         request=s.NotebookCreateSerializer,
