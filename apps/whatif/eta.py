@@ -15,7 +15,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.queues.errors import NotAllowed
 from apps.queues.reconcile.observe import WORKLOAD, observe, ref
 from apps.whatif import history, permissions
 from apps.whatif.models import EtaPrediction
@@ -23,6 +22,7 @@ from apps.whatif.replay import eta as engine_eta
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import is_gpu
+from core.errors import NotAllowed
 from portal.kube import KubeClient
 
 HORIZON = timedelta(days=14)

@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.queues import permissions as queue_permissions
 from apps.queues import services as queue_services
 from apps.queues.choices import AuditAction
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import parse_quantity
@@ -26,6 +26,7 @@ from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
 from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
+from core.errors import NotAllowed
 
 log = logging.getLogger(__name__)
 

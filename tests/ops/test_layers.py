@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DJANGO_WORLD = ("django", "rest_framework", "celery", "apps", "portal")
 CLUSTERS = ("simcluster", "realcluster")
 RULES = {
+    # The shared layer (errors, permissions, audit, visibility): every feature app
+    # builds on it, so it knows none of them, nor the portal that wires them.
+    "core": ("apps", "portal", *CLUSTERS),
     # The admission model is plain Python: no Django, no app, no cluster harness.
     "kueuemodel": (*DJANGO_WORLD, *CLUSTERS),
     # The product runs against any Kueue cluster: never the simulator or the test plane.

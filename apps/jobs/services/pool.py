@@ -7,8 +7,8 @@ from django.forms.models import model_to_dict
 
 from apps.queues import permissions, signals
 from apps.queues.choices import AuditAction
-from apps.queues.errors import NotAllowed
 from apps.queues.services.audit import record_audit
+from core.errors import NotAllowed
 
 
 @transaction.atomic

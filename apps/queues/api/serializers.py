@@ -13,7 +13,7 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.snapshots import queue_snapshot
-from portal.strict_input import RejectUnknownFields
+from core.strict_input import RejectUnknownFields
 
 
 class TeamSerializer(serializers.ModelSerializer):

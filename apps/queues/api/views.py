@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from apps.queues import permissions, services
 from apps.queues.api import serializers as s
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.exports import audit_csv_rows
 from apps.queues.models import (
     AuditEntry,
@@ -21,6 +21,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from core.errors import NotAllowed
 from portal.csv_export import csv_response
 
 

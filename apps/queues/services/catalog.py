@@ -11,7 +11,7 @@ from django.forms.models import model_to_dict
 from apps.queues import permissions, signals
 from apps.queues.bounds import length_error
 from apps.queues.choices import AuditAction, TeamRole
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -39,6 +39,7 @@ from apps.queues.quantity import (
 )
 from apps.queues.services.audit import record_audit
 from apps.queues.taints import taint_problems, toleration_problems
+from core.errors import NotAllowed
 
 INT32 = (-(2**31), 2**31 - 1)
 
