@@ -8,8 +8,8 @@ class JobsConfig(AppConfig):
     def ready(self) -> None:
         from apps.jobs.models import Notebook
         from apps.jobs.pool import pool_queues
-        from apps.queues.querysets import register_private_audit_subject
         from apps.queues.reconcile.desired import register_queue_provider
+        from core.audit import register_private_audit_subject
 
         # The notebook pool is a ClusterQueue + LocalQueues like any team queue.
         register_queue_provider(pool_queues)

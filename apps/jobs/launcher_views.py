@@ -15,7 +15,7 @@ from apps.accounts.services import revoke_api_token
 from apps.jobs import services
 from apps.jobs.forms import LauncherForm, LauncherTeamsForm, team_choices
 from apps.jobs.models import LauncherGrant
-from apps.queues import permissions
+from core import permissions
 from core.pages import add_to_form
 
 

@@ -36,7 +36,7 @@ def _team_ids(user, *, role: str | None = None) -> models.QuerySet:
 
 class NotebookQuerySet(models.QuerySet):
     def visible_to(self, user) -> NotebookQuerySet:
-        from apps.queues.choices import TeamRole
+        from core.roles import TeamRole
 
         if _anonymous(user):
             return self.none()

@@ -12,8 +12,8 @@ import re
 from django import forms
 
 from apps.accounts.models import User
-from apps.queues.choices import TeamRole
 from apps.queues.models import Cohort, PriorityTier, ResourceFlavor
+from core.roles import TeamRole
 
 SEP = "|"
 MAX_LINES = 32  # more than Kueue allows for labels, taints or tolerations (8 each)

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
-from apps.queues import permissions, services
+from apps.queues import services
 from apps.queues.catalog_forms import (
     CohortForm,
     EnvelopeForm,
@@ -36,6 +36,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from core import permissions
 from core.pages import add_to_form
 
 

@@ -10,11 +10,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.queues import permissions, services
+from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
 from apps.queues.errors import ConflictError, PolicyError
-from apps.queues.forms import QueuePolicyForm
-from apps.queues.models import AuditEntry, ChangeRequest, Cohort, FlavorCapacity, Queue, Team
+from apps.queues.forms import QueuePolicyForm, edit_form_options
+from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
 from apps.queues.reconcile.preview import (
     change_request_proposal,
@@ -23,6 +23,7 @@ from apps.queues.reconcile.preview import (
 )
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
+from core import permissions
 from core.pages import add_to_form, show_error
 
 AUDIT_PAGE_SIZE = 50
@@ -88,33 +89,13 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "queues/queue_detail.html", context)
 
 
-def _grid() -> list[tuple[str, list[str]]]:
-    grid: dict[str, list[str]] = {}
-    for capacity in FlavorCapacity.objects.select_related("flavor").order_by(
-        "flavor__name", "resource"
-    ):
-        grid.setdefault(capacity.flavor.name, []).append(capacity.resource)
-    return list(grid.items())
-
-
-def _ordered_grid(snapshot: dict) -> list[tuple[str, list[str]]]:
-    used = list(dict.fromkeys(q["flavor"] for q in snapshot["quotas"]))
-    grid = dict(_grid())
-    return [(f, grid[f]) for f in used if f in grid] + [
-        (f, r) for f, r in grid.items() if f not in used
-    ]
-
-
 @login_required
 def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     queue = _queue_or_404(request, pk)
     if not permissions.can_edit_queue(request.user, queue):
         raise PermissionDenied
     snapshot = queue_snapshot(queue)
-    form_kwargs = {
-        "grid": _ordered_grid(snapshot),
-        "cohorts": list(Cohort.objects.values_list("name", flat=True)),
-    }
+    form_kwargs = edit_form_options(snapshot)
     if request.method != "POST":
         form = QueuePolicyForm(initial=QueuePolicyForm.initial_from(snapshot), **form_kwargs)
         return _render_edit(request, queue, form)

@@ -16,12 +16,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.reconcile.observe import WORKLOAD, observe, ref
-from apps.whatif import history, permissions
+from apps.whatif import history
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay import eta as engine_eta
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
 from apps.whatif.replay.trace import is_gpu
+from core import permissions
 from core.errors import NotAllowed
 from portal.kube import KubeClient
 

@@ -10,13 +10,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.queues.errors import ConflictError, PolicyError
-from apps.queues.forms import QueuePolicyForm
-from apps.queues.models import ChangeRequest, Cohort, Queue
+from apps.queues.forms import QueuePolicyForm, edit_form_options
+from apps.queues.models import ChangeRequest, Queue
 from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
-from apps.queues.views import _ordered_grid
-from apps.whatif import permissions, services
+from apps.whatif import services
 from apps.whatif.models import WhatIfRun
+from core import permissions
 from core.pages import show_error
 
 
@@ -27,9 +27,7 @@ def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     queue = get_object_or_404(Queue.objects.visible_to(request.user).with_policy(), pk=pk)
     if not permissions.can_run_whatif(request.user):
         raise PermissionDenied
-    grid = _ordered_grid(queue_snapshot(queue))
-    cohorts = list(Cohort.objects.values_list("name", flat=True))
-    form = QueuePolicyForm(request.POST, grid=grid, cohorts=cohorts)
+    form = QueuePolicyForm(request.POST, **edit_form_options(queue_snapshot(queue)))
     if not form.is_valid():
         messages.error(request, "Fix the form before running a what-if.")
         return redirect("queues:queue-edit", pk=pk)

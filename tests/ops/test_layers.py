@@ -58,6 +58,26 @@ def test_a_package_imports_only_what_its_layer_allows(package):
     assert breaches == []
 
 
+# ``portal`` wires the apps together; only these modules of it may import one, each
+# for the reason given. Anything else an app needs from another belongs in ``core``.
+PORTAL_WIRING = {
+    "portal/urls.py": "routes every app's pages and API (and the guarded login forms)",
+    "portal/schedule.py": "the Celery beat table, timed by the reports' build hour",
+    "portal/demo.py": "the demo launcher seeds every app",
+    "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
+    "portal/observability/collectors.py": "the /metrics endpoint reads the apps' state",
+}
+
+
+def test_portal_imports_apps_only_to_wire_them():
+    importers = {
+        str(path.relative_to(ROOT))
+        for path in sources("portal")
+        if any(name.split(".")[0] == "apps" for name in imported(path))
+    }
+    assert importers <= PORTAL_WIRING.keys(), sorted(importers - PORTAL_WIRING.keys())
+
+
 def public_api() -> set[str]:
     """The names ``kueuemodel/__init__.py`` lists in ``__all__``, read from its source."""
     tree = ast.parse((ROOT / "kueuemodel" / "__init__.py").read_text())

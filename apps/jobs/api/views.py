@@ -14,7 +14,7 @@ from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
-from apps.queues.api.views import VisibleMixin
+from core.visibility import VisibleMixin
 
 IDEMPOTENCY = OpenApiParameter(
     "Idempotency-Key",
