@@ -50,10 +50,6 @@ class DomainError(Exception):
         """Keys this kind of error adds to the API body."""
         return {}
 
-    def field_errors(self) -> dict[str, list[str]]:
-        """Every message keyed by the field it is about (``NON_FIELD`` if none)."""
-        return {self.field or NON_FIELD: [self.detail]}
-
 
 class InvalidInput(DomainError):
     """Input broke one or more rules. ``errors`` maps a field path to its messages.
@@ -78,9 +74,6 @@ class InvalidInput(DomainError):
 
     def extra(self) -> dict[str, Any]:
         return {"errors": self.errors}
-
-    def field_errors(self) -> dict[str, list[str]]:
-        return self.errors
 
 
 class NotAllowed(DomainError, PermissionDenied):
