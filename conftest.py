@@ -7,7 +7,6 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.queues import services
-from apps.queues.choices import TeamRole
 from apps.queues.tests.factories import (
     UserFactory,
     make_admin,
@@ -16,6 +15,7 @@ from apps.queues.tests.factories import (
     make_team,
     quota,
 )
+from core.roles import TeamRole
 from tests import tiers
 
 

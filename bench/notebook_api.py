@@ -95,10 +95,10 @@ def _populate() -> dict:
     from apps.jobs.models import InteractivePool, NotebookImage, NotebookProfile, PoolFlavor
     from apps.jobs.services.pool import save_setting
     from apps.queues import services
-    from apps.queues.choices import TeamRole
     from apps.queues.models import PriorityTier, ResourceFlavor
     from apps.queues.reconcile.run import reconcile
     from apps.queues.tests.factories import UserFactory, make_admin, make_flavor, make_team
+    from core.roles import TeamRole
 
     admin = make_admin()
     make_flavor(admin, "h100", {"nvidia.com/gpu": "4096"})

@@ -1,7 +1,7 @@
 """What every operation in ``/api/schema/`` shares, added once after drf-spectacular.
 
 - **Errors.** Any operation may answer 400, 401, 403, 404, 409, 413, 415, 422 or 429
-  with the one error body (``portal.api_errors``); the schema says so, so clients and
+  with the one error body (``core.api_errors``); the schema says so, so clients and
   schemathesis' conformance checks know every status they can meet.
 - **Links.** OpenAPI links from the answer that names an object to the operations on
   it: a create (201/202) to its detail, update, delete and actions; a list to the

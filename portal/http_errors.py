@@ -1,5 +1,5 @@
 """Errors Django answers itself, outside DRF's exception handler: JSON of the API's
-shape (``portal.api_errors``) for paths under ``/api/``, Django's HTML pages elsewhere.
+shape (``core.api_errors``) for paths under ``/api/``, Django's HTML pages elsewhere.
 
 Wired in ``portal.urls`` (handler400/403/404/500), ``CSRF_FAILURE_VIEW`` and the
 ``ApiBodyLimitMiddleware`` in settings.
@@ -12,7 +12,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import csrf, defaults
 
-from portal.api_errors import error_body
+from core.api_errors import error_body
 from portal.request_id import current_request_id
 
 API_PREFIX = "/api/"

@@ -20,6 +20,7 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 
+from core.errors import Unavailable
 from portal import rbac
 from portal.observability import metrics
 
@@ -80,6 +81,11 @@ class KubeError(Exception):
                 f"grant that verb in its RBAC role ({self.message})"
             )
         return f"{self.code} {self.reason} on {self.verb} {self.resource}: {self.message}"
+
+    def as_domain_error(self) -> Unavailable:
+        # Its ``code`` is the HTTP status Kubernetes answered, so it is no DomainError
+        # itself; the API answers it as one (``core.api_errors``).
+        return Unavailable(self.describe())
 
 
 class NotConfigured(KubeError):

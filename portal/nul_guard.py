@@ -15,7 +15,8 @@ from urllib.parse import parse_qsl
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 
-from portal.api_errors import invalid_body
+from core.api_errors import domain_body
+from core.errors import InvalidInput
 from portal.http_errors import is_api
 
 NUL = "\x00"
@@ -32,7 +33,7 @@ class RefuseNulMiddleware:
         if where is None:
             return self.get_response(request)
         if is_api(request):
-            return JsonResponse(invalid_body({where: [RULE]}), status=400)
+            return JsonResponse(domain_body(InvalidInput.single(where, RULE)), status=400)
         return HttpResponseBadRequest(
             f"{where}: {RULE}. Nothing was saved.", content_type="text/plain; charset=utf-8"
         )

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from apps.queues.choices import TeamRole
+from core.roles import TeamRole
 
 ADMIN = "admin"
 # When a user is in several mapped groups of one team, the strongest role wins.

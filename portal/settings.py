@@ -280,7 +280,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "portal.pagination.DefaultPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "portal.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
     # Per-user and per-client-address ceilings so one script can't starve the portal.
     "DEFAULT_THROTTLE_CLASSES": ["portal.throttling.UserRate", "portal.throttling.AnonRate"],
 }

@@ -50,5 +50,5 @@ class ApiTokenAdmin(admin.ModelAdmin):
             try:
                 revoked += revoke_api_token(token, actor=request.user, reason="Django admin")
             except TokenError as exc:
-                self.message_user(request, f"{token}: {exc.message}", messages.ERROR)
+                self.message_user(request, f"{token}: {exc.detail}", messages.ERROR)
         self.message_user(request, f"{revoked} token(s) revoked.", messages.SUCCESS)

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.http import HttpRequest
 
-from apps.queues import permissions
+from core import permissions
 
 
 def roles(request: HttpRequest) -> dict:

@@ -1,14 +1,15 @@
-"""Domain errors of accounts: a machine-readable ``code``, the ``field`` at fault, a message."""
+"""Domain errors of accounts, in the one vocabulary of ``core.errors``."""
 
 from __future__ import annotations
 
+from core.errors import DomainError
 
-class AccountError(Exception):
+
+class AccountError(DomainError):
     """An account change broke a rule; nothing was written."""
 
     def __init__(self, code: str, message: str, *, field: str | None = None):
-        self.code, self.message, self.field = code, message, field
-        super().__init__(message)
+        super().__init__(message, code=code, field=field)
 
 
 class TokenError(AccountError):

@@ -15,10 +15,10 @@ from apps.accounts import token_cache
 from apps.accounts.errors import AccountError, TokenError
 from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
-from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry
-from apps.queues.services.audit import record_audit
+from core import permissions
+from core.audit import record_audit
 
 log = logging.getLogger(__name__)
 

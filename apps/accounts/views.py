@@ -13,6 +13,7 @@ from apps.accounts import services
 from apps.accounts.errors import TokenError
 from apps.accounts.forms import TokenForm
 from apps.accounts.models import ApiToken
+from core.pages import add_to_form
 
 
 @never_cache  # the response that carries a new secret must not be stored anywhere
@@ -29,7 +30,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
                 days=form.cleaned_data["days"],
             )
         except TokenError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            add_to_form(form, exc)
         else:
             form = TokenForm()
     context = {

@@ -9,8 +9,8 @@ class JobsConfig(AppConfig):
         from apps.jobs.models import Notebook
         from apps.jobs.pool import pool_queues
         from apps.jobs.watch import SUBSCRIBER
-        from apps.queues.querysets import register_private_audit_subject
         from apps.queues.reconcile.desired import register_queue_provider
+        from core.audit import register_private_audit_subject
         from informer import registry
 
         # The notebook pool is a ClusterQueue + LocalQueues like any team queue.

@@ -1,10 +1,12 @@
-"""Domain errors of notebooks and jobs: a machine-readable ``code`` and a message for people.
+"""Domain errors of notebooks and jobs, in the one vocabulary of ``core.errors``.
 
-``portal.api_errors`` renders them as ``{"code", "field", "detail"}`` with ``status``; pages show
-``message``. ``CODES`` is the documented list (the OpenAPI schema enumerates it).
+``core.api_errors`` renders them as ``{"code", "field", "detail"}`` with ``status``; pages show
+``detail`` (``core.pages``). ``CODES`` is the documented list (the OpenAPI schema enumerates it).
 """
 
 from __future__ import annotations
+
+from core.errors import DomainError
 
 CODES: dict[str, tuple[int, str]] = {
     "invalid": (400, "A field is missing or malformed; `field` names it."),
@@ -34,15 +36,10 @@ CODES: dict[str, tuple[int, str]] = {
 }
 
 
-class JobsError(Exception):
-    """A request broke a rule; nothing was written."""
+class JobsError(DomainError):
+    """A notebook or job request broke a rule; nothing was written."""
+
+    codes = CODES
 
     def __init__(self, code: str, message: str, *, field: str | None = None):
-        if code not in CODES:
-            raise ValueError(f"undocumented error code {code!r}")
-        self.code, self.message, self.field = code, message, field
-        super().__init__(message)
-
-    @property
-    def status(self) -> int:
-        return CODES[self.code][0]
+        super().__init__(message, code=code, field=field)

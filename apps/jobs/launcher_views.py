@@ -15,7 +15,8 @@ from apps.accounts.services import revoke_api_token
 from apps.jobs import services
 from apps.jobs.forms import LauncherForm, LauncherTeamsForm, team_choices
 from apps.jobs.models import LauncherGrant
-from apps.queues import permissions
+from core import permissions
+from core.pages import add_to_form
 
 
 def _require_admin(request: HttpRequest) -> None:
@@ -44,7 +45,7 @@ def launchers(request: HttpRequest) -> HttpResponse:
                 data["user"], data["name"], data["teams"], actor=request.user, days=data["days"]
             )
         except TokenError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            add_to_form(form, exc)
         else:
             form = LauncherForm()
     choices = team_choices()
@@ -77,7 +78,7 @@ def launcher_teams(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         services.set_launcher_teams(grant, form.cleaned_data["teams"], actor=request.user)
     except TokenError as exc:
-        messages.error(request, f"{(exc.field or '').capitalize()}: {exc.message}")
+        messages.error(request, f"{(exc.field or '').capitalize()}: {exc.detail}")
     else:
         messages.success(request, f"Grant of {grant.token} saved.")
     return redirect("jobs:launchers")

@@ -60,7 +60,7 @@ class NotebookQuerySet(SubmittedWorkloadQuerySet):
         return "admin" if user.is_platform_admin else "member"
 
     def visible_to(self, user) -> NotebookQuerySet:
-        from apps.queues.choices import TeamRole
+        from core.roles import TeamRole
 
         kind = self.visibility_kind(user)
         if kind == "nobody":

@@ -18,6 +18,7 @@ from apps.jobs.models import BatchJob, InteractivePool, Notebook
 from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
 from apps.queues.models import Membership
+from core.pages import add_to_form, show_error
 from portal.dates import format_when
 
 PAGE_SIZE = 50
@@ -60,7 +61,7 @@ def notebook_request(request: HttpRequest) -> HttpResponse:
                 request.user, services.NotebookRequest(**form.cleaned_data), actor=_me(request)
             )
         except JobsError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            add_to_form(form, exc)
         else:
             messages.success(request, "Notebook requested; it starts once the pool admits it.")
             return redirect("jobs:notebook", submission.record.pk)
@@ -101,9 +102,9 @@ def notebook_renew(request: HttpRequest, pk: int) -> HttpResponse:
         )
     except JobsError as exc:
         if exc.field in form.fields:
-            form.add_error(exc.field, exc.message)
+            add_to_form(form, exc)
             return _detail(request, notebook, form)
-        messages.error(request, exc.message)  # not about the hours: ended, not yours to renew
+        show_error(request, exc)  # not about the hours: ended, not yours to renew
         return redirect("jobs:notebook", pk)
     messages.success(request, f"Renewed until {format_when(notebook.expires_at)}.")
     return redirect("jobs:notebook", pk)
@@ -118,7 +119,7 @@ def notebook_stop(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         stopped = services.stop_notebook(notebook, actor=_me(request))
     except JobsError as exc:
-        messages.error(request, exc.message)
+        show_error(request, exc)
     else:
         messages.success(request, "Notebook stopped." if stopped else "It had already ended.")
     return redirect("jobs:notebook", pk)
@@ -156,7 +157,7 @@ def job_submit(request: HttpRequest) -> HttpResponse:
                 request.user, services.JobRequest(**form.request_fields()), actor=_me(request)
             )
         except JobsError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+            add_to_form(form, exc)
         else:
             messages.success(request, "Job submitted.")
             return redirect("jobs:job", submission.record.pk)
@@ -179,5 +180,5 @@ def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         services.cancel_job(_job(request, pk), actor=_me(request))
     except JobsError as exc:
-        messages.error(request, exc.message)
+        show_error(request, exc)
     return redirect("jobs:job", pk)

@@ -12,7 +12,7 @@ from django.http import Http404
 
 from apps.live import compute, fetch, history, story
 from apps.queues.models import TeamNamespace
-from apps.queues.permissions import is_admin
+from core.permissions import is_admin
 from portal.kube import KubeError
 
 

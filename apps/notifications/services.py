@@ -241,8 +241,8 @@ def notify_out_of_sync_queues(*, now: datetime | None = None) -> int:
     """Queues out of sync for longer than QM_OUT_OF_SYNC_NOTIFY_MINUTES: tell their team
     leads and the platform admins, once per episode. Returns notifications created."""
     from apps.accounts.models import User
-    from apps.queues.choices import TeamRole
     from apps.queues.reconcile.status import out_of_sync_since
+    from core.roles import TeamRole
 
     if not settings.QM_CLUSTER_SYNC:
         return 0

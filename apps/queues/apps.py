@@ -7,7 +7,12 @@ class QueuesConfig(AppConfig):
     verbose_name = "Quota policy"
 
     def ready(self) -> None:
+        from apps.queues.models import AuditEntry
         from apps.queues.reconcile.trigger import on_policy_committed
         from apps.queues.signals import policy_committed
+        from core.audit import use_audit_model
+
+        # Every app's services write their audit rows here (``core.audit.record_audit``).
+        use_audit_model(AuditEntry)
 
         policy_committed.connect(on_policy_committed, dispatch_uid="reconcile-on-policy-change")

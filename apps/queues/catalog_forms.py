@@ -2,7 +2,7 @@
 
 Like ``forms.py``, they only parse HTML input (bounded lengths, one item a line) into
 the arguments the catalog services take; every rule is the services' to check.
-``attach_errors`` puts a service's error paths back on the field they came from.
+``core.pages.add_to_form`` puts a service's error paths back on the field they came from.
 """
 
 from __future__ import annotations
@@ -12,12 +12,11 @@ import re
 from django import forms
 
 from apps.accounts.models import User
-from apps.queues.choices import TeamRole
 from apps.queues.models import Cohort, PriorityTier, ResourceFlavor
+from core.roles import TeamRole
 
 SEP = "|"
 MAX_LINES = 32  # more than Kueue allows for labels, taints or tolerations (8 each)
-LEADING_NAME = re.compile(r"^[a-z_]+")
 
 
 def _lines(text: str, field: str) -> list[str]:
@@ -121,18 +120,6 @@ class _CatalogForm(forms.Form):
             kind = self.model._meta.verbose_name
             raise forms.ValidationError(f"a {kind} named {name!r} already exists; edit it instead")
         return name
-
-
-def attach_errors(form: forms.Form, errors: dict[str, list[str]], fields=None) -> None:
-    """Show a service's errors (``capacity.nvidia.com/gpu``, ``limits[0].max_nominal``) on
-    the field they belong to, naming the path where it says more than the field."""
-    for path, problems in errors.items():
-        field = fields(path) if fields else None
-        if field is None:
-            match = LEADING_NAME.match(path)
-            field = match.group(0) if match and match.group(0) in form.fields else None
-        for problem in problems:
-            form.add_error(field, problem if path == field else f"{path}: {problem}")
 
 
 class TeamCreateForm(forms.Form):

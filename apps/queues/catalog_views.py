@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from apps.accounts.models import User
-from apps.queues import permissions, services
+from apps.queues import services
 from apps.queues.catalog_forms import (
     CohortForm,
     EnvelopeForm,
@@ -26,7 +26,6 @@ from apps.queues.catalog_forms import (
     PriorityTierForm,
     TeamCreateForm,
     TeamEditForm,
-    attach_errors,
 )
 from apps.queues.errors import PolicyError
 from apps.queues.models import (
@@ -37,6 +36,8 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from core import permissions
+from core.pages import add_to_form
 
 
 def admin_only(view: Callable) -> Callable:
@@ -65,7 +66,7 @@ def _saved(form, save: Callable, fields=None):
     try:
         return save(form.cleaned_data)
     except PolicyError as exc:
-        attach_errors(form, exc.errors, fields)
+        add_to_form(form, exc, fields)
         return None
 
 

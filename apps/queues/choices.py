@@ -3,11 +3,6 @@
 from django.db import models
 
 
-class TeamRole(models.TextChoices):
-    LEAD = "lead", "Team lead"
-    SCIENTIST = "scientist", "Scientist"
-
-
 class QueueingStrategy(models.TextChoices):
     BEST_EFFORT_FIFO = "BestEffortFIFO", "BestEffortFIFO"
     STRICT_FIFO = "StrictFIFO", "StrictFIFO"

@@ -13,9 +13,9 @@ from django.db import transaction
 
 from apps.accounts.models import User
 from apps.queues import services
-from apps.queues.choices import TeamRole
 from apps.queues.models import Queue, Team
 from apps.queues.snapshots import queue_snapshot
+from core.roles import TeamRole
 
 
 class DemoRefused(Exception):

@@ -15,6 +15,7 @@ from apps.queues.choices import (
     StopPolicy,
     WithinClusterQueue,
 )
+from apps.queues.models import Cohort, FlavorCapacity
 from apps.queues.snapshots import PREEMPTION_FIELDS, QUOTA_FIELDS
 
 SEP = "|"
@@ -116,6 +117,20 @@ class QueuePolicyForm(forms.Form):
             return quota_field(quota["flavor"], quota["resource"], part)
         name = path.removeprefix("preemption.")
         return name if name in self.fields else None
+
+
+def edit_form_options(snapshot: dict) -> dict:
+    """The grid and cohorts a queue's edit form offers (its page and what-if's alike):
+    every flavor × resource with capacity, the flavors the queue uses first."""
+    grid: dict[str, list[str]] = {}
+    for capacity in FlavorCapacity.objects.select_related("flavor").order_by(
+        "flavor__name", "resource"
+    ):
+        grid.setdefault(capacity.flavor.name, []).append(capacity.resource)
+    used = list(dict.fromkeys(q["flavor"] for q in snapshot["quotas"]))
+    ordered = [(f, grid[f]) for f in used if f in grid]
+    ordered += [(f, r) for f, r in grid.items() if f not in used]
+    return {"grid": ordered, "cohorts": list(Cohort.objects.values_list("name", flat=True))}
 
 
 def _order(value) -> int:

@@ -8,20 +8,10 @@ about an object another app keeps private (a notebook) only to who may see the o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from django.db import models
 from django.db.models import Q
 
-# object_type -> the ids (as text, like ``AuditEntry.object_id``) of such objects a user
-# may see. Apps register their private kinds from AppConfig.ready(), so this app needs
-# no import of theirs.
-AuditSubjectIds = Callable[[object], models.QuerySet]
-_PRIVATE_AUDIT_SUBJECTS: dict[str, AuditSubjectIds] = {}
-
-
-def register_private_audit_subject(object_type: str, visible_ids: AuditSubjectIds) -> None:
-    _PRIVATE_AUDIT_SUBJECTS[object_type] = visible_ids
+from core.audit import private_audit_subjects
 
 
 def _anonymous(user) -> bool:
@@ -85,7 +75,7 @@ class AuditQuerySet(models.QuerySet):
         if user.is_platform_admin:
             return self.all()
         entries = self.filter(team_id__in=_member_team_ids(user))
-        for object_type, visible_ids in _PRIVATE_AUDIT_SUBJECTS.items():
+        for object_type, visible_ids in private_audit_subjects().items():
             entries = entries.filter(
                 ~Q(object_type=object_type) | Q(object_id__in=visible_ids(user))
             )

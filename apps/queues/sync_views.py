@@ -9,9 +9,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.queues import permissions
 from apps.queues.models import SyncObject, SyncRun
 from apps.queues.reconcile.brownfield import import_from_cluster
+from core import permissions
 from portal.kube import KubeError
 
 

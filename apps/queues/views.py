@@ -10,11 +10,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.queues import permissions, services
+from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
-from apps.queues.errors import ConflictError, NotAllowed, PolicyError
-from apps.queues.forms import QueuePolicyForm
-from apps.queues.models import AuditEntry, ChangeRequest, Cohort, FlavorCapacity, Queue, Team
+from apps.queues.errors import ConflictError, PolicyError
+from apps.queues.forms import QueuePolicyForm, edit_form_options
+from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
 from apps.queues.reconcile.preview import (
     change_request_proposal,
@@ -23,6 +23,8 @@ from apps.queues.reconcile.preview import (
 )
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
+from core import permissions
+from core.pages import add_to_form, show_error
 
 AUDIT_PAGE_SIZE = 50
 
@@ -87,33 +89,13 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "queues/queue_detail.html", context)
 
 
-def _grid() -> list[tuple[str, list[str]]]:
-    grid: dict[str, list[str]] = {}
-    for capacity in FlavorCapacity.objects.select_related("flavor").order_by(
-        "flavor__name", "resource"
-    ):
-        grid.setdefault(capacity.flavor.name, []).append(capacity.resource)
-    return list(grid.items())
-
-
-def _ordered_grid(snapshot: dict) -> list[tuple[str, list[str]]]:
-    used = list(dict.fromkeys(q["flavor"] for q in snapshot["quotas"]))
-    grid = dict(_grid())
-    return [(f, grid[f]) for f in used if f in grid] + [
-        (f, r) for f, r in grid.items() if f not in used
-    ]
-
-
 @login_required
 def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     queue = _queue_or_404(request, pk)
     if not permissions.can_edit_queue(request.user, queue):
         raise PermissionDenied
     snapshot = queue_snapshot(queue)
-    form_kwargs = {
-        "grid": _ordered_grid(snapshot),
-        "cohorts": list(Cohort.objects.values_list("name", flat=True)),
-    }
+    form_kwargs = edit_form_options(snapshot)
     if request.method != "POST":
         form = QueuePolicyForm(initial=QueuePolicyForm.initial_from(snapshot), **form_kwargs)
         return _render_edit(request, queue, form)
@@ -122,7 +104,9 @@ def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
         return _render_edit(request, queue, form)
     if "save" not in request.POST:
         preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
-        _attach_errors(form, {**preview.errors, **preview.capacity_errors})
+        errors = {**preview.errors, **preview.capacity_errors}
+        if errors:
+            _attach_errors(form, PolicyError(errors))
         manifests = queue_manifest_diff(queue, form.proposal()) if not preview.errors else ""
         return _render_edit(request, queue, form, preview=preview, manifest_diff=manifests)
     return _save(request, queue, form)
@@ -140,7 +124,7 @@ def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResp
             capacity_override_reason=data["capacity_override_reason"],
         )
     except PolicyError as exc:
-        _attach_errors(form, exc.errors, proposal)
+        _attach_errors(form, exc, proposal)
         return _render_edit(request, queue, form, status=400)
     except ConflictError as exc:
         return _render_edit(request, queue, form, conflict=exc, status=409)
@@ -154,12 +138,9 @@ def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResp
     return redirect("queues:queue", pk=queue.pk)
 
 
-def _attach_errors(form: QueuePolicyForm, errors: dict, proposal: dict | None = None) -> None:
+def _attach_errors(form: QueuePolicyForm, exc: PolicyError, proposal: dict | None = None) -> None:
     proposal = proposal or form.proposal()
-    for path, problems in errors.items():
-        field = form.field_for_error(path, proposal)
-        for problem in problems:
-            form.add_error(field, f"{path}: {problem}" if field is None else problem)
+    add_to_form(form, exc, lambda path: form.field_for_error(path, proposal), repeat_path=False)
 
 
 def _render_edit(
@@ -231,12 +212,8 @@ def change_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
             services.withdraw_change_request(change_request, actor=request.user)
         else:
             raise PolicyError.single("decision", "must be approve, reject or withdraw")
-    except NotAllowed as exc:
-        raise PermissionDenied(str(exc)) from None
     except PolicyError as exc:
-        for path, problems in exc.errors.items():
-            for problem in problems:
-                messages.error(request, f"{path}: {problem}")
+        show_error(request, exc)
     return redirect("queues:change-request", pk=pk)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from apps.queues import permissions
+from core import permissions
 
 
 def visible_team_ids(user) -> set[int] | None:

@@ -11,13 +11,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from apps.accounts.authentication import token_or_login_required
-from apps.queues import permissions
 from apps.reports import charts, freshness, gaps
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
 from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
+from core import permissions
 from portal.csv_export import csv_response
 
 TREND_WEEKS = 52

@@ -15,13 +15,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.queues.errors import NotAllowed
 from apps.queues.reconcile.observe import observe
-from apps.whatif import history, permissions
+from apps.whatif import history
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay import eta as engine_eta
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
+from core import permissions
+from core.errors import NotAllowed
 from informer import objects as o
 from informer.kinds import workload_ref
 from portal.kube import KubeClient

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from apps.queues import permissions
+from core import permissions
 
 
 class WhatIfRunQuerySet(models.QuerySet):

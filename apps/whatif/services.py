@@ -12,20 +12,21 @@ from django.db.models import F
 from django.dispatch import Signal
 from django.utils import timezone
 
-from apps.queues import permissions as queue_permissions
 from apps.queues import services as queue_services
 from apps.queues.choices import AuditAction
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import parse_quantity
-from apps.queues.services.audit import record_audit
 from apps.queues.services.policy import Preview
-from apps.whatif import permissions, policies
+from apps.whatif import policies
 from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
 from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
+from core import permissions
+from core.audit import record_audit
+from core.errors import NotAllowed
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
     missing = sorted(set(draft) - {q.name for q in queues})
     if missing:
         raise PolicyError.single("draft", f"no such queue: {', '.join(missing)}")
-    if not all(queue_permissions.can_edit_queue(actor, q) for q in queues):
+    if not all(permissions.can_edit_queue(actor, q) for q in queues):
         raise NotAllowed("a draft may only change queues you may edit")
     return queues
 

@@ -9,14 +9,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.queues.errors import ConflictError, NotAllowed, PolicyError
-from apps.queues.forms import QueuePolicyForm
-from apps.queues.models import ChangeRequest, Cohort, Queue
+from apps.queues.errors import ConflictError, PolicyError
+from apps.queues.forms import QueuePolicyForm, edit_form_options
+from apps.queues.models import ChangeRequest, Queue
 from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
-from apps.queues.views import _ordered_grid
-from apps.whatif import permissions, services
+from apps.whatif import services
 from apps.whatif.models import WhatIfRun
+from core import permissions
+from core.pages import show_error
 
 
 @login_required
@@ -26,9 +27,7 @@ def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     queue = get_object_or_404(Queue.objects.visible_to(request.user).with_policy(), pk=pk)
     if not permissions.can_run_whatif(request.user):
         raise PermissionDenied
-    grid = _ordered_grid(queue_snapshot(queue))
-    cohorts = list(Cohort.objects.values_list("name", flat=True))
-    form = QueuePolicyForm(request.POST, grid=grid, cohorts=cohorts)
+    form = QueuePolicyForm(request.POST, **edit_form_options(queue_snapshot(queue)))
     if not form.is_valid():
         messages.error(request, "Fix the form before running a what-if.")
         return redirect("queues:queue-edit", pk=pk)
@@ -36,11 +35,8 @@ def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
         run = services.request_whatif(
             {queue.name: form.proposal()}, actor=request.user, reason=form.cleaned_data["reason"]
         )
-    except NotAllowed as exc:
-        raise PermissionDenied(str(exc)) from None
     except PolicyError as exc:
-        for path, problems in exc.errors.items():
-            messages.error(request, f"{path}: {'; '.join(problems)}")
+        show_error(request, exc)
         return redirect("queues:queue-edit", pk=pk)
     return redirect("whatif:run", pk=run.pk)
 
@@ -58,11 +54,8 @@ def from_change_request(request: HttpRequest, pk: int) -> HttpResponse:
     reason = f"what-if of change request #{change_request.pk}"
     try:
         run = services.request_whatif(draft, actor=request.user, reason=reason)
-    except NotAllowed as exc:
-        raise PermissionDenied(str(exc)) from None
     except PolicyError as exc:
-        for path, problems in exc.errors.items():
-            messages.error(request, f"{path}: {'; '.join(problems)}")
+        show_error(request, exc)
         return redirect("queues:change-request", pk=pk)
     return redirect("whatif:run", pk=run.pk)
 
@@ -91,10 +84,8 @@ def run_apply(request: HttpRequest, pk: int) -> HttpResponse:
         outcomes = services.apply_whatif(
             run, actor=request.user, reason=request.POST.get("reason", "")
         )
-    except NotAllowed as exc:
-        raise PermissionDenied(str(exc)) from None
     except (PolicyError, ConflictError) as exc:
-        messages.error(request, str(exc))
+        show_error(request, exc)
         return redirect("whatif:run", pk=pk)
     for outcome in outcomes:
         messages.info(request, _describe(outcome))

@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 from apps.accounts.models import ApiToken, User
 from apps.accounts.services import issue_api_token, revoke_api_token
 from apps.queues import services
-from apps.queues.choices import TeamRole
 from apps.queues.models import AuditEntry, DemoSeed, Membership, Queue
 from apps.queues.snapshots import queue_snapshot
+from core.roles import TeamRole
 from portal import embedded
 
 pytestmark = pytest.mark.django_db

@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DJANGO_WORLD = ("django", "rest_framework", "celery", "apps", "portal")
 CLUSTERS = ("simcluster", "realcluster")
 RULES = {
+    # The shared layer (errors, permissions, audit, visibility): every feature app
+    # builds on it, so it knows none of them, nor the portal that wires them.
+    "core": ("apps", "portal", *CLUSTERS),
     # The admission model is plain Python: no Django, no app, no cluster harness.
     "kueuemodel": (*DJANGO_WORLD, *CLUSTERS),
     # Cluster reads serve the feature apps, which subscribe to it: it imports none.
@@ -55,6 +58,26 @@ def test_a_package_imports_only_what_its_layer_allows(package):
         if name.split(".")[0] in forbidden
     )
     assert breaches == []
+
+
+# ``portal`` wires the apps together; only these modules of it may import one, each
+# for the reason given. Anything else an app needs from another belongs in ``core``.
+PORTAL_WIRING = {
+    "portal/urls.py": "routes every app's pages and API (and the guarded login forms)",
+    "portal/schedule.py": "the Celery beat table, timed by the reports' build hour",
+    "portal/demo.py": "the demo launcher seeds every app",
+    "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
+    "portal/observability/collectors.py": "the /metrics endpoint reads the apps' state",
+}
+
+
+def test_portal_imports_apps_only_to_wire_them():
+    importers = {
+        str(path.relative_to(ROOT))
+        for path in sources("portal")
+        if any(name.split(".")[0] == "apps" for name in imported(path))
+    }
+    assert importers <= PORTAL_WIRING.keys(), sorted(importers - PORTAL_WIRING.keys())
 
 
 def public_api() -> set[str]:

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from apps.jobs.choices import NotebookState
 from apps.jobs.errors import CODES
 from apps.jobs.models import BatchJob, JobEvent, Notebook
-from portal.strict_input import RejectUnknownFields
+from core.strict_input import RejectUnknownFields
 
 
 class StrictSerializer(RejectUnknownFields, serializers.Serializer):
@@ -167,7 +167,7 @@ class JobDetailSerializer(JobSerializer):
 
 
 class ErrorSerializer(serializers.Serializer):
-    """Every API error body (``portal.api_errors``); some codes add keys."""
+    """Every API error body (``core.api_errors``); some codes add keys."""
 
     # A string, not an enum: the API-wide vocabulary (``not_found``, ``parse_error``,
     # ``unknown_field``, ``throttled``, …) is wider than the jobs codes listed here.

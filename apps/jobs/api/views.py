@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -14,7 +14,7 @@ from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
-from apps.queues.api.views import VisibleMixin
+from core.visibility import VisibleMixin
 
 IDEMPOTENCY = OpenApiParameter(
     "Idempotency-Key",
@@ -36,16 +36,9 @@ ERRORS = {
 
 
 def parse(serializer_class, data) -> dict:
-    """Validated data, or a ``JobsError`` naming the first bad field."""
+    """Validated data; a bad body is answered by ``core.api_errors`` like any other."""
     body = serializer_class(data=data)
-    try:
-        body.is_valid(raise_exception=True)
-    except serializers.ValidationError as exc:
-        detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-        field, messages = next(iter(detail.items()))
-        message = messages[0] if isinstance(messages, list) else messages
-        code = "unknown_field" if str(message) == "unknown field" else "invalid"
-        raise JobsError(code, f"{field}: {message}", field=field) from None
+    body.is_valid(raise_exception=True)
     return body.validated_data
 
 

@@ -14,10 +14,11 @@ from django.dispatch import Signal
 from apps.accounts.models import ApiToken
 from apps.jobs import fit
 from apps.jobs.errors import JobsError
-from apps.queues import kueue, permissions
+from apps.queues import kueue
 from apps.queues.models import FlavorCapacity, Membership, Team
 from apps.queues.reconcile.desired import load_state
-from apps.queues.services.audit import record_audit
+from core import permissions
+from core.audit import record_audit
 
 # Work the services hand to the cluster, sent after commit with ``object_id``.
 # ``apps.jobs.tasks`` connects a receiver to each that queues its Celery task

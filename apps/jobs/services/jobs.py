@@ -33,10 +33,11 @@ from apps.jobs.services.common import (
 )
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
-from apps.queues import permissions
+from apps.notifications.choices import NotificationKind
+from apps.notifications.services import notify
 from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
-from portal.notify import NotificationKind, notify
+from core import permissions
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60

@@ -7,10 +7,10 @@ from django.db import transaction
 from apps.accounts.errors import TokenError
 from apps.accounts.services import DEFAULT_DAYS, issue_api_token
 from apps.jobs.models import LauncherGrant
-from apps.queues import permissions
 from apps.queues.choices import AuditAction
 from apps.queues.models import Team
-from apps.queues.services.audit import record_audit
+from core import permissions
+from core.audit import record_audit
 
 
 def _check(actor) -> None:

@@ -32,10 +32,11 @@ from apps.jobs.services.common import (
     resolve_team,
 )
 from apps.jobs.services.idempotency import Idempotency, Submission
-from apps.queues import permissions
+from apps.notifications.choices import NotificationKind
+from apps.notifications.services import notify
 from apps.queues.choices import AuditAction
+from core import permissions
 from portal.dates import format_when
-from portal.notify import NotificationKind, notify
 from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
 

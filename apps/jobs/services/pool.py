@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.forms.models import model_to_dict
 
-from apps.queues import permissions, signals
+from apps.queues import signals
 from apps.queues.choices import AuditAction
-from apps.queues.errors import NotAllowed
-from apps.queues.services.audit import record_audit
+from core import permissions
+from core.audit import record_audit
+from core.errors import NotAllowed
 
 
 @transaction.atomic

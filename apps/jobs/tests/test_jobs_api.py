@@ -53,7 +53,7 @@ def test_a_job_renders_as_a_suspended_labelled_job(scientist, queue, template):
 def test_priority_tiers_are_limited_by_role(request, queue, template, who, tier, status, admin):
     if who == "admin_member":
         from apps.queues import services
-        from apps.queues.choices import TeamRole
+        from core.roles import TeamRole
 
         services.add_membership(team=queue.team, user=admin, role=TeamRole.SCIENTIST, actor=admin)
         user = admin

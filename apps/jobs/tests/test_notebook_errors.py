@@ -63,8 +63,8 @@ def test_a_third_notebook_exceeds_the_per_user_limit(scientist, pool):
 def test_the_pool_fills_up(pool, team, admin):
     from apps.jobs.models import PoolFlavor
     from apps.queues import services
-    from apps.queues.choices import TeamRole
     from apps.queues.tests.factories import UserFactory
+    from core.roles import TeamRole
 
     PoolFlavor.objects.filter(pool=pool).update(gpus=3)
     users = [UserFactory(username=f"u{i}") for i in range(2)]
@@ -85,7 +85,7 @@ def test_no_pool_no_notebooks(scientist, catalog):
 @pytest.mark.django_db
 def test_a_user_in_two_teams_must_name_one(scientist, other_team, admin, pool):
     from apps.queues import services
-    from apps.queues.choices import TeamRole
+    from core.roles import TeamRole
 
     services.add_membership(team=other_team, user=scientist, role=TeamRole.SCIENTIST, actor=admin)
     assert post(api_as(scientist), **notebook_body()).json()["code"] == "team_required"

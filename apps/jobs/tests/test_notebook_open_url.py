@@ -6,8 +6,8 @@ import pytest
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
 from apps.jobs.tests.conftest import IMAGE
 from apps.queues import services
-from apps.queues.choices import TeamRole
 from apps.queues.tests.factories import UserFactory
+from core.roles import TeamRole
 from portal.tests.test_production_settings import manage
 
 SPEC = NotebookRequest(image=IMAGE, flavor="h100")

@@ -17,8 +17,8 @@ def notebook(scientist, pool):
 @pytest.fixture
 def teammate(team, admin):
     from apps.queues import services
-    from apps.queues.choices import TeamRole
     from apps.queues.tests.factories import UserFactory
+    from core.roles import TeamRole
 
     user = UserFactory(username="teammate")
     services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)

@@ -67,9 +67,9 @@ def test_readers_of_every_kind_get_their_own_answer_one_after_another(
 @pytest.mark.django_db
 def test_a_new_lead_or_admin_sees_it_at_once(scientist, team, other_lead, admin, notebook):
     from apps.accounts.services import make_platform_admin
-    from apps.queues.choices import TeamRole
     from apps.queues.services.members import change_role
     from apps.queues.tests.factories import UserFactory
+    from core.roles import TeamRole
 
     detail = f"{URL}{notebook['id']}/"
     teammate = UserFactory(username="teammate")

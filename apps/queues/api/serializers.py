@@ -2,7 +2,6 @@
 
 from rest_framework import serializers
 
-from apps.queues.choices import TeamRole
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
@@ -13,7 +12,8 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.snapshots import queue_snapshot
-from portal.strict_input import RejectUnknownFields
+from core.roles import TeamRole
+from core.strict_input import RejectUnknownFields
 
 
 class TeamSerializer(serializers.ModelSerializer):

@@ -8,9 +8,9 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from apps.queues import permissions, services
+from apps.queues import services
 from apps.queues.api import serializers as s
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.exports import audit_csv_rows
 from apps.queues.models import (
     AuditEntry,
@@ -21,16 +21,10 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from core import permissions
+from core.errors import NotAllowed
+from core.visibility import VisibleMixin
 from portal.csv_export import csv_response
-
-
-class VisibleMixin:
-    """Scope every queryset to what the requesting user may see."""
-
-    base_queryset = None
-
-    def get_queryset(self):
-        return self.base_queryset.visible_to(self.request.user)
 
 
 class TeamViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):

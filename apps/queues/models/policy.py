@@ -15,7 +15,6 @@ from apps.queues.choices import (
     QueueingStrategy,
     ReclaimWithinCohort,
     StopPolicy,
-    TeamRole,
     WithinClusterQueue,
 )
 from apps.queues.querysets import (
@@ -26,6 +25,7 @@ from apps.queues.querysets import (
     TeamNamespaceQuerySet,
     TeamQuerySet,
 )
+from core.roles import TeamRole
 
 
 class Team(models.Model):

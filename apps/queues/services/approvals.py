@@ -9,11 +9,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.notifications import services as notifications
-from apps.queues import permissions
 from apps.queues.choices import AuditAction, ChangeRequestStatus
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.models import ChangeRequest, Queue
-from apps.queues.services.audit import record_audit
 from apps.queues.services.policy import (
     apply_policy,
     audit_capacity_override,
@@ -23,6 +21,9 @@ from apps.queues.services.policy import (
 )
 from apps.queues.snapshots import apply_changes, queue_snapshot
 from apps.queues.validation import validate_queue
+from core import permissions
+from core.audit import record_audit
+from core.errors import NotAllowed
 
 
 def _lock_open_request(change_request: ChangeRequest) -> ChangeRequest:

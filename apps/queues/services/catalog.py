@@ -8,10 +8,10 @@ from typing import Any
 from django.db import transaction
 from django.forms.models import model_to_dict
 
-from apps.queues import permissions, signals
+from apps.queues import signals
 from apps.queues.bounds import length_error
-from apps.queues.choices import AuditAction, TeamRole
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.choices import AuditAction
+from apps.queues.errors import PolicyError
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -37,8 +37,11 @@ from apps.queues.quantity import (
     parse_quantity,
     whole_device_error,
 )
-from apps.queues.services.audit import record_audit
 from apps.queues.taints import taint_problems, toleration_problems
+from core import permissions
+from core.audit import record_audit
+from core.errors import NotAllowed
+from core.roles import TeamRole
 
 INT32 = (-(2**31), 2**31 - 1)
 

@@ -6,11 +6,10 @@ from django.db import transaction
 
 from apps.queues import signals
 from apps.queues.bounds import length_error
-from apps.queues.choices import AuditAction, TeamRole
+from apps.queues.choices import AuditAction
 from apps.queues.errors import PolicyError
 from apps.queues.models import Membership, Team
 from apps.queues.names import label_value_error
-from apps.queues.services.audit import record_audit
 from apps.queues.services.catalog import (
     _audit_if_changed,
     _Errors,
@@ -18,6 +17,8 @@ from apps.queues.services.catalog import (
     _require_admin,
     _team_dict,
 )
+from core.audit import record_audit
+from core.roles import TeamRole
 
 
 @transaction.atomic

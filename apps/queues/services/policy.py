@@ -10,10 +10,10 @@ from django.db import transaction
 from django.db.models import F
 
 from apps.notifications import services as notifications
-from apps.queues import permissions, signals
+from apps.queues import signals
 from apps.queues.choices import AuditAction
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
-from apps.queues.errors import ConflictError, NotAllowed, PolicyError
+from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
@@ -27,9 +27,11 @@ from apps.queues.models import (
 )
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import QuantityError, parse_quantity
-from apps.queues.services.audit import record_audit
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
+from core import permissions
+from core.audit import record_audit
+from core.errors import NotAllowed
 
 CAPACITY_OVERRIDE_HINT = "a platform admin may save it anyway by giving a capacity override reason"
 

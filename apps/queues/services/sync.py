@@ -20,7 +20,7 @@ from apps.queues.models import Queue, SyncObject, SyncRun, Team
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome
 from apps.queues.reconcile.importer import ImportPlan
-from apps.queues.services.audit import record_audit
+from core.audit import record_audit
 
 KEEP_RUNS = 200
 ROW_FIELDS = [

@@ -5,9 +5,10 @@ from html import unescape
 
 import pytest
 
-from apps.queues.choices import AuditAction, TeamRole
+from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry, Membership, Team
 from apps.queues.tests.factories import UserFactory
+from core.roles import TeamRole
 
 
 def text(response) -> str:

@@ -5,10 +5,10 @@ import pytest
 
 from apps.queues import services
 from apps.queues.choices import ChangeRequestStatus
-from apps.queues.errors import NotAllowed
 from apps.queues.reconcile.preview import manifest_field_changes
 from apps.queues.tests.factories import quota, set_policy
 from apps.whatif.models import WhatIfRun
+from core.errors import NotAllowed
 
 WITHDRAW = 'value="withdraw"'
 

@@ -3,9 +3,10 @@
 import pytest
 
 from apps.queues import services
-from apps.queues.errors import NotAllowed, PolicyError
+from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry, ChangeRequest
 from apps.queues.tests.factories import quota, set_policy, snapshot
+from core.errors import NotAllowed
 
 
 def test_an_edit_inside_the_envelope_applies_at_once(queue, lead, envelope):

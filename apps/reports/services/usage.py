@@ -8,9 +8,9 @@ from django.db import transaction
 
 from apps.queues.choices import AuditAction
 from apps.queues.models import ResourceFlavor
-from apps.queues.services.audit import record_audit
 from apps.reports.compute.records import UsageFact
 from apps.reports.models import GpuPrice, WorkloadRecord, WorkloadUsage
+from core.audit import record_audit
 
 
 @transaction.atomic

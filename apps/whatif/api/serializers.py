@@ -3,7 +3,7 @@
 from rest_framework import serializers
 
 from apps.whatif.models import WhatIfRun
-from portal.strict_input import RejectUnknownFields
+from core.strict_input import RejectUnknownFields
 
 
 class WhatIfRequestSerializer(RejectUnknownFields, serializers.Serializer):

@@ -6,11 +6,11 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 
 from apps.queues.api.serializers import ChangeRequestSerializer
-from apps.queues.api.views import VisibleMixin
 from apps.whatif import eta as eta_service
 from apps.whatif import services
 from apps.whatif.api import serializers as s
 from apps.whatif.models import WhatIfRun
+from core.visibility import VisibleMixin
 from portal.kube import KubeError
 
 

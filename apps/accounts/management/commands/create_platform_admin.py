@@ -33,7 +33,7 @@ class Command(BaseCommand):
             user, changed = make_platform_admin(username, password=password, actor=None)
         except AccountError as exc:
             field = "--password-env" if exc.field == "password" and password_env else exc.field
-            raise CommandError(f"{field}: {exc.message}" if field else exc.message) from None
+            raise CommandError(f"{field}: {exc.detail}" if field else exc.detail) from None
         if changed:
             self.stdout.write(f"{user.get_username()} is now a platform admin.")
         else:

@@ -27,7 +27,7 @@ class Command(BaseCommand):
             token, raw = issue_api_token(active_user(user), name, actor=None, days=days)
         except TokenError as exc:
             raise CommandError(
-                f"--{exc.field}: {exc.message}" if exc.field else exc.message
+                f"--{exc.field}: {exc.detail}" if exc.field else exc.detail
             ) from None
         self.stderr.write(
             f"token {token.name!r} for {user} ({token.prefix}…), expires "

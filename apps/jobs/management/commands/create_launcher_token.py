@@ -26,7 +26,7 @@ class Command(BaseCommand):
             grant, raw = issue_launcher_token(active_user(user), name, slugs, actor=None, days=days)
         except TokenError as exc:
             raise CommandError(
-                f"--{exc.field}: {exc.message}" if exc.field else exc.message
+                f"--{exc.field}: {exc.detail}" if exc.field else exc.detail
             ) from None
         token = grant.token
         self.stderr.write(

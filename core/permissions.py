@@ -1,14 +1,16 @@
 """Who may do what — the one place permissions are decided.
 
-Pages, API viewsets, services and templates all ask these functions. Reads are
-narrowed by the ``visible_to`` queryset methods; these answer the write checks.
+Pages, API viewsets, services and templates of every app ask these functions. Reads
+are narrowed by the ``visible_to`` queryset methods; these answer the write checks.
+They read a user's memberships through the ORM relations only, so this layer imports
+no app.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from apps.queues.choices import TeamRole
+from core.roles import TeamRole
 
 
 def is_signed_in(user) -> bool:
@@ -69,6 +71,20 @@ def can_view_team_audit(user, team) -> bool:
 
 def can_view_global_audit(user) -> bool:
     return is_admin(user)
+
+
+def can_run_whatif(user) -> bool:
+    """Admins and team leads (who may draft only queues they may edit)."""
+    if is_admin(user):
+        return True
+    return is_signed_in(user) and user.memberships.filter(role=TeamRole.LEAD).exists()
+
+
+def can_view_eta(user, namespace: str) -> bool:
+    """Admins see every ETA; members see those of their team's namespaces."""
+    if is_admin(user):
+        return True
+    return is_signed_in(user) and user.memberships.filter(team__namespaces__name=namespace).exists()
 
 
 @dataclass(frozen=True)

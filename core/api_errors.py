@@ -1,18 +1,22 @@
 """Turn errors into API responses in one place, all of one shape.
 
 Every error body is ``{"code", "field", "detail"}``: ``code`` for programs, ``field``
-the input at fault (or null), ``detail`` for people. Some codes add keys:
+the input at fault (or null), ``detail`` for people. Any ``core.errors.DomainError`` a
+service raises becomes that body with the error's status; so do DRF's and Django's own
+errors. Some codes add keys:
 
 - ``invalid`` (400): ``errors`` maps every bad field path (``quotas[2].nominal``) to
   its messages; ``field`` is the first of them.
 - ``unknown_field`` (400): the body has a field the endpoint does not declare;
-  ``field`` is its path (see ``portal.strict_input``).
+  ``field`` is its path (see ``core.strict_input``).
 - ``conflict`` (409): ``current_version`` and ``changes_since_your_version``.
 - ``server_error`` (500): ``request_id``, to quote when reporting it.
 
-A cluster that cannot be reached (or refuses us) answers 503 naming what failed, never
-a 500. Errors Django raises before or around DRF (unknown URLs, oversized bodies,
-unhandled exceptions) get the same shape from ``portal.http_errors``.
+A cluster that cannot be reached (or refuses us) answers 503 ``cluster_unavailable``
+naming what failed, never a 500: an exception from outside the domain joins it by
+offering ``as_domain_error()`` (``portal.kube.KubeError`` does). Errors Django raises
+before or around DRF (unknown URLs, oversized bodies, unhandled exceptions) get the same
+shape from ``portal.http_errors``.
 """
 
 from __future__ import annotations
@@ -21,33 +25,23 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from apps.jobs.errors import JobsError
-from apps.queues.errors import ConflictError, NotAllowed, PolicyError
-from portal.kube import KubeError
-from portal.strict_input import UNKNOWN_FIELD, first_unknown_field
+from core.errors import NON_FIELD, DomainError, InvalidInput
+from core.strict_input import UNKNOWN_FIELD, first_unknown_field
 
 # DRF's own codes, except where our vocabulary already has a word for it.
 RENAMED_DRF_CODES = {"permission_denied": "forbidden"}
-NON_FIELD = "non_field_errors"
 
 
 def error_body(code: str, detail: str, field: str | None = None, **extra: Any) -> dict:
     return {"code": code, "field": field, "detail": detail, **extra}
 
 
-def invalid_body(errors: dict[str, list[str]]) -> dict:
-    """One body for every validation failure, however many fields it names."""
-    key, messages = next(iter(errors.items()), (NON_FIELD, ["invalid input"]))
-    field = None if key == NON_FIELD else key
-    more = len(errors) - 1
-    detail = f"{field}: {messages[0]}" if field else messages[0]
-    if more > 0:
-        detail += f" (and {more} more field{'s' if more > 1 else ''})"
-    return error_body("invalid", detail, field, errors=errors)
+def domain_body(exc: DomainError) -> dict:
+    return error_body(exc.code, exc.detail, exc.field, **exc.extra())
 
 
 def field_errors(detail: Any, path: str = "") -> dict[str, list[str]]:
@@ -91,27 +85,15 @@ def _validation_body(detail: Any) -> dict:
     unknown = first_unknown_field(detail)
     if unknown is not None:
         return error_body(UNKNOWN_FIELD, f"{unknown}: unknown field", unknown)
-    return invalid_body(field_errors(detail))
+    return domain_body(InvalidInput(field_errors(detail)))
 
 
 def _domain_response(exc: Exception) -> Response | None:
-    if isinstance(exc, KubeError):
-        body = error_body("cluster_unavailable", exc.describe())
-        return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
-    if isinstance(exc, JobsError):
-        return Response(error_body(exc.code, exc.message, exc.field), status=exc.status)
-    if isinstance(exc, PolicyError):
-        return Response(invalid_body(exc.errors), status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, ConflictError):
-        body = error_body(
-            "conflict",
-            str(exc),
-            current_version=exc.current_version,
-            changes_since_your_version=exc.changes,
-        )
-        return Response(body, status=status.HTTP_409_CONFLICT)
-    if isinstance(exc, NotAllowed):
-        return Response(error_body("forbidden", str(exc)), status=status.HTTP_403_FORBIDDEN)
+    translate = getattr(exc, "as_domain_error", None)
+    if callable(translate):
+        exc = translate()
+    if isinstance(exc, DomainError):
+        return Response(domain_body(exc), status=exc.status)
     return None
 
 

@@ -2,7 +2,7 @@
 
 DRF drops fields a serializer does not know, so a misspelt ``borowing_limit`` would be
 saved as "no limit" without a word. Every write serializer takes ``RejectUnknownFields``;
-``portal.api_errors`` answers ``unknown_field`` naming the first such field.
+``core.api_errors`` answers ``unknown_field`` naming the first such field.
 """
 
 from __future__ import annotations
