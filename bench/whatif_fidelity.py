@@ -187,13 +187,17 @@ def main() -> None:
     parser.add_argument(
         "--grid-ms", type=int, action="append", help="replay grid(s); default the product's 30 s"
     )
+    parser.add_argument("--database", help="scratch database (recreated); default by --busy")
     args = parser.parse_args()
     load = args.load or (BUSY_LOAD if args.busy else 1.0)
     fair = args.fair_sharing or args.busy
     faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid> prints where it is
     import tempfile
 
-    _setup_django(_recreate_database(BUSY_DB if args.busy else BENCH_DB), tempfile.mkdtemp())
+    _setup_django(
+        _recreate_database(args.database or (BUSY_DB if args.busy else BENCH_DB)),
+        tempfile.mkdtemp(),
+    )
     print(f"portal set up; load average {os.getloadavg()[0]:.2f}")
     began = time.perf_counter()
     stream, final = generate_week(args.days, args.seed, load=load, fair_sharing=fair)
