@@ -24,6 +24,7 @@ import argparse
 import copy
 import faulthandler
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -157,6 +158,7 @@ def run_week(jobs: list[tuple[float, dict]], drain_cap_s: float) -> tuple[list, 
         return list(recording.events), start - 1.05, end
     finally:
         plane.down()
+        shutil.rmtree(workdir, ignore_errors=True)  # etcd's data and the logs
 
 
 def main() -> None:
