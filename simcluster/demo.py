@@ -230,19 +230,25 @@ CLASSES = (
 
 
 def generate_week(
-    objects: list[Obj] | None = None, *, days: float = 7, seed: int = 1, start_ms: int
+    objects: list[Obj] | None = None,
+    *,
+    days: float = 7,
+    seed: int = 1,
+    start_ms: int,
+    load: float = 1.0,
 ) -> list[tuple[int, Obj]]:
     """Arrivals over ``days`` from ``start_ms``: busier in working hours, reproducible by seed.
 
     ``objects`` is the catalogue the trace is for; classes whose team has no
-    LocalQueue in it are skipped.
+    LocalQueue in it are skipped. ``load`` multiplies every class's arrival rate
+    (a busier week on the same cluster, e.g. for what-if fidelity under contention).
     """
     rng = random.Random(seed)
     catalogue = objects or demo_objects()
     teams = {o["metadata"]["name"] for o in catalogue if o.get("kind") == "LocalQueue"}
     trace: list[tuple[int, Obj]] = []
     for cls in (c for c in CLASSES if c.team in teams):
-        count = _poisson(rng, cls.per_day * days)
+        count = _poisson(rng, cls.per_day * days * load)
         for index in range(count):
             at = start_ms + _arrival_offset(rng, days)
             trace.extend(_arrivals(rng, cls, at, index))
@@ -412,6 +418,7 @@ def seed_history(
     until_ms: int | None = None,
     pace: Callable[[int], None] | None = None,
     pace_every_ms: int = 3_600_000,
+    load: float = 1.0,
 ) -> int:
     """Build the cluster's past ``days`` through ``controller`` (virtual clock); returns workloads submitted.
 
@@ -427,7 +434,7 @@ def seed_history(
         submit.ensure(obj)
     start = controller.clock.now_ms()
     end = until_ms if until_ms is not None else start + int(days * DAY_MS)
-    trace = generate_week(catalogue, days=days, seed=seed, start_ms=start)
+    trace = generate_week(catalogue, days=days, seed=seed, start_ms=start, load=load)
     submitted, pause = 0, start + pace_every_ms
     for at, obj in trace:
         if at > end:
