@@ -23,9 +23,9 @@ threads = env_int("GUNICORN_THREADS", 2)
 worker_class = "gthread"
 # How long a running thread keeps the GIL from one that wants it (Python's default: 5 ms).
 # A request whose answer from PostgreSQL has arrived waits up to this long behind the other
-# thread to run again. In paired runs the status poll's tail beside its floor was shorter
-# at 0.5 ms than at 5 ms (docs/benchmarks.md; a busy machine, so suggestive, not proof).
-switch_interval_ms = env_float("GUNICORN_SWITCH_INTERVAL_MS", 0.5)
+# thread to run again. Measured beside its floor, 0.5 ms neither clearly helped the status
+# poll's tail nor kept absolute throughput (docs/benchmarks.md), so Python's 5 ms stays.
+switch_interval_ms = env_float("GUNICORN_SWITCH_INTERVAL_MS", 5.0)
 if not 0 < switch_interval_ms <= 100:
     raise ConfigError("GUNICORN_SWITCH_INTERVAL_MS must be above 0 and at most 100")
 timeout = env_int("GUNICORN_TIMEOUT", 30)
