@@ -30,11 +30,6 @@ from portal.env import env_bool, env_choice, env_str
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-KUBECONFIG = ROOT / "var" / "kubeconfig"
-REAL_WORKDIR = ROOT / "var" / "realcluster"
-PROMETHEUS_WORK = ROOT / "var" / "prometheus"
-# Present from a first start until its demo week's reports are built.
-DEMO_WEEK_PENDING = ROOT / "var" / "demo-week.pending"
 PREFERRED_SIM_PORT = 6443
 DEMO_DAYS = 7
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -63,7 +58,7 @@ def _real() -> bool:
 
 
 def _kubeconfig() -> Path:
-    return REAL_WORKDIR / "kubeconfig" if _real() else KUBECONFIG
+    return _real_workdir() / "kubeconfig" if _real() else _simulated_kubeconfig()
 
 
 def _manage(*args: str) -> None:
@@ -100,9 +95,8 @@ def _free_port() -> int:
 
 
 def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
-    snapshot = ROOT / "var" / "simcluster.json"
     argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
-    argv += ["--kubeconfig-out", str(KUBECONFIG), "--snapshot", str(snapshot)]
+    argv += ["--kubeconfig-out", str(_simulated_kubeconfig()), "--snapshot", str(_snapshot())]
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]  # what the portal's settings say the cluster's Kueue does
     if first_start:
@@ -129,8 +123,8 @@ def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
 def _start_real_cluster() -> subprocess.Popen:
     """The real control plane with the demo's GPU nodes (KWOK), fresh on every start:
     the portal's reconciler puts the saved policy back into it."""
-    REAL_WORKDIR.parent.mkdir(parents=True, exist_ok=True)
-    argv = [PYTHON, "-m", "realcluster", "up", "--workdir", str(REAL_WORKDIR), "--demo-nodes"]
+    _real_workdir().parent.mkdir(parents=True, exist_ok=True)
+    argv = [PYTHON, "-m", "realcluster", "up", "--workdir", str(_real_workdir()), "--demo-nodes"]
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]
     print("starting the real control plane (building it first if needed: see docs/realcluster.md)…")
@@ -150,8 +144,8 @@ def _start_prometheus(sim_url: str) -> list[subprocess.Popen]:
     if not demo_prometheus.available():
         print("prometheus is not installed: reports will mark GPU-metric panels as missing")
         return []
-    PROMETHEUS_WORK.mkdir(parents=True, exist_ok=True)
-    process, url = demo_prometheus.start(sim_url, PROMETHEUS_WORK)
+    _prometheus_work().mkdir(parents=True, exist_ok=True)
+    process, url = demo_prometheus.start(sim_url, _prometheus_work())
     _EXTRA_ENV["PROMETHEUS_URL"] = url
     print(f"Prometheus at {url}", flush=True)
     return [process]
@@ -160,10 +154,10 @@ def _start_prometheus(sim_url: str) -> list[subprocess.Popen]:
 def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> DemoWeek:
     """Follows the week the cluster plays; Prometheus starts (backfilled) when it is done,
     on a port chosen now so that the web server and worker know its URL from the start."""
-    PROMETHEUS_WORK.mkdir(parents=True, exist_ok=True)
+    _prometheus_work().mkdir(parents=True, exist_ok=True)
     week = DemoWeek(
-        sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=PROMETHEUS_WORK,
-        pending=DEMO_WEEK_PENDING, days=DEMO_DAYS, resume=resume,
+        sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=_prometheus_work(),
+        pending=_demo_week_pending(), days=DEMO_DAYS, resume=resume,
         spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
     )  # fmt: skip
     if week.prometheus_url:
@@ -172,13 +166,38 @@ def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> 
 
 
 def _data_dir() -> Path:
-    """Where the portal keeps its data (``QM_DATA_DIR``, as portal/settings.py reads it)."""
+    """Where the portal keeps its data (``QM_DATA_DIR``, as portal/settings.py reads it).
+
+    The cluster's snapshot and kubeconfig live beside the database: a portal started on
+    another data directory must not adopt (or overwrite) this one's cluster.
+    """
     return Path(env_str("QM_DATA_DIR", str(ROOT / "var")))
+
+
+def _simulated_kubeconfig() -> Path:
+    return _data_dir() / "kubeconfig"
+
+
+def _real_workdir() -> Path:
+    return _data_dir() / "realcluster"
+
+
+def _prometheus_work() -> Path:
+    return _data_dir() / "prometheus"
+
+
+def _snapshot() -> Path:
+    return _data_dir() / "simcluster.json"
+
+
+def _demo_week_pending() -> Path:
+    """Present from a first start until its demo week's reports are built."""
+    return _data_dir() / "demo-week.pending"
 
 
 def main() -> int:
     host, port = os.environ.get("QM_HOST", "127.0.0.1"), os.environ.get("QM_PORT", "8000")
-    first_start = not (ROOT / "var" / "simcluster.json").exists()
+    first_start = not _snapshot().exists()
     with_cluster = env_bool("QM_CLUSTER_SYNC", True)
     cluster: list[subprocess.Popen] = []
     processes: list[subprocess.Popen] = []
@@ -197,7 +216,7 @@ def main() -> int:
                 week = _demo_week(sim, sim_url).start()
             else:
                 cluster[:0] = _start_prometheus(sim_url)
-                if DEMO_WEEK_PENDING.exists():  # the first start was stopped half-way
+                if _demo_week_pending().exists():  # the first start was stopped half-way
                     week = _demo_week(sim, sim_url, resume=True)
         # The real cluster has no generated week: it gets the demo policy only.
         _prepare(seeded=with_cluster and not _real())
@@ -232,7 +251,7 @@ def _web_argv(host: str, port: str) -> list[str]:
 
 
 def _worker_argv() -> list[str]:
-    schedule = str(ROOT / "var" / "celerybeat-schedule")
+    schedule = str(_data_dir() / "celerybeat-schedule")
     # Four: the history recorder and the status watch each hold one most of the time.
     return [PYTHON, "-m", "celery", "-A", "portal", "worker", "-B", "--loglevel", "INFO"] + [
         "--concurrency",
