@@ -13,7 +13,6 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -45,12 +44,9 @@ def _wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
 
 @pytest.fixture(autouse=True)
 def _stamps_after_now(monkeypatch):
-    # The recorder tests' status times must come after the workloads' real creation time,
-    # however long the suite ran before the test: restart their clock for every test.
     from apps.reports.tests import workloads
 
-    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
-    monkeypatch.setattr(workloads, "T0", start)
+    workloads.restart_clock(monkeypatch)
 
 
 @contextmanager

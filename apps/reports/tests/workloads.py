@@ -8,6 +8,15 @@ from datetime import UTC, datetime, timedelta
 T0 = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
 
 
+def restart_clock(monkeypatch) -> None:
+    """Status times must come after the workloads' real creation time, however long the
+    suite ran before a test: a fixture restarts their clock for every test."""
+    import sys
+
+    start = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=1)
+    monkeypatch.setattr(sys.modules[__name__], "T0", start)
+
+
 def stamp(minutes: float) -> str:
     return (T0 + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
