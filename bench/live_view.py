@@ -39,7 +39,7 @@ def _status(kube, ref, obj: dict, status: dict) -> None:
 def _populate(kube, queues: int, workloads: int) -> None:
     from apps.jobs.cluster import cluster_queue_ref, workload_ref
     from apps.live.fetch import local_queue_ref
-    from portal.kube import ResourceRef
+    from core.kube import ResourceRef
 
     namespace = ResourceRef("", "v1", "namespaces", "Namespace", False)
     per_queue = workloads // queues
@@ -136,7 +136,7 @@ def _run(args) -> None:
     django.setup()
     from apps.accounts.models import User
     from apps.live import compute, fetch, read
-    from portal.kube import KubeClient
+    from core.kube import KubeClient
 
     with KubeClient() as kube:
         kube.enforce_rbac = False  # the bench plays Kueue and its users

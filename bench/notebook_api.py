@@ -131,7 +131,7 @@ def _populate() -> dict:
 
 
 def _add_nodes(count: int) -> None:
-    from portal.kube import KubeClient, ResourceRef
+    from core.kube import KubeClient, ResourceRef
 
     ref = ResourceRef("", "v1", "nodes", "Node", False)
     res = {"cpu": "100000", "memory": "1000Ti", "pods": "10000", "nvidia.com/gpu": "64"}

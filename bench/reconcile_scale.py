@@ -120,7 +120,7 @@ def _edit_latency(queue_name: str, nominal: str) -> float:
     from apps.queues import services
     from apps.queues.models import Queue
     from apps.queues.reconcile.observe import ref
-    from portal.kube import KubeClient
+    from core.kube import KubeClient
 
     queue = Queue.objects.get(name=queue_name)
     admin = User.objects.get(username="bench-admin")

@@ -14,7 +14,7 @@ errors. Some codes add keys:
 
 A cluster that cannot be reached (or refuses us) answers 503 ``cluster_unavailable``
 naming what failed, never a 500: an exception from outside the domain joins it by
-offering ``as_domain_error()`` (``portal.kube.KubeError`` does). Errors Django raises
+offering ``as_domain_error()`` (``core.kube.KubeError`` does). Errors Django raises
 before or around DRF (unknown URLs, oversized bodies, unhandled exceptions) get the same
 shape from ``portal.http_errors``.
 """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from portal.kube import ResourceRef
+from core.kube import ResourceRef
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 POD = ResourceRef("", "v1", "pods", "Pod", True)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 from informer.kinds import workload_ref
 
 if TYPE_CHECKING:
+    from core.kube import ResourceRef
     from informer.run import Delivery
-    from portal.kube import ResourceRef
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A run (``run_informer``, started by ``informer.tasks.run_informer_task``) lasts a bounded
 time. It takes the one lease (so runs never overlap), starts one thread per stream the
-enabled subscribers need, each following ``portal.watching.ResumableWatch`` from that
+enabled subscribers need, each following ``core.watching.ResumableWatch`` from that
 stream's saved resourceVersion (which lists first when there is none, on 410 Gone and
 every ``QM_RECORDER_RELIST_SECONDS``). The run's own thread takes the events in small
 batches and hands each subscriber the ones of its streams, in order; only then does it
@@ -36,10 +36,10 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import timezone
 
+from core.kube import KubeClient, KubeError
+from core.watching import ResumableWatch
 from informer import registry
 from informer.registry import Stream, Subscriber
-from portal.kube import KubeClient, KubeError
-from portal.watching import ResumableWatch
 
 log = logging.getLogger(__name__)
 LEASE = "informer"

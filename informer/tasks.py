@@ -5,8 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
+from core.kube import KubeError
 from informer.run import run_informer
-from portal.kube import KubeError
 
 
 @shared_task(soft_time_limit=600)

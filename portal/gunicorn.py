@@ -38,7 +38,7 @@ keepalive = 5
 max_requests = 100_000
 max_requests_jitter = 10_000
 accesslog = "-"
-# Only the proxies the portal itself trusts with X-Forwarded-For (portal.client_address)
+# Only the proxies the portal itself trusts with X-Forwarded-For (core.client_address)
 # may tell gunicorn the scheme; empty: nobody. Read here too, as gunicorn reads no Django settings.
 forwarded_allow_ips = ",".join(env_networks("QM_TRUSTED_PROXIES", []))
 

@@ -63,6 +63,8 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.whatif",
     "apps.live",
+    # Last: only for its management commands (the demo launcher wires every app).
+    "portal",
 ]
 
 MIDDLEWARE = [
@@ -102,7 +104,7 @@ TEMPLATES = [
                 "apps.accounts.context_processors.roles",
                 "portal.context_processors.preparing",
             ],
-            # Every date on every page goes through ``|when`` (portal.dates): one format.
+            # Every date on every page goes through ``|when`` (core.dates): one format.
             "builtins": ["portal.templatetags.dates"],
         },
     },

@@ -9,7 +9,7 @@ previous window weighted by how much of it still overlaps the sliding window
 (the usual sliding-window estimate), so each request costs one read and one
 increment whatever the rate. Counted per web process, in the default cache.
 
-Clients are told apart by ``portal.client_address`` (X-Forwarded-For only from a
+Clients are told apart by ``core.client_address`` (X-Forwarded-For only from a
 trusted proxy), not DRF's reading, which believes the header from anyone.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
-from portal.client_address import counted_as, request_client_address
+from core.client_address import counted_as, request_client_address
 
 
 class WindowCounterMixin:

@@ -16,7 +16,7 @@ from apps.accounts.services import (
     NAME_MAX_LENGTH,
     record_login_lockout,
 )
-from portal.client_address import counted_as, request_client_address
+from core.client_address import counted_as, request_client_address
 
 
 class TokenForm(forms.Form):

@@ -1,4 +1,4 @@
-"""Notebook and job objects in the cluster, through ``portal.kube`` only.
+"""Notebook and job objects in the cluster, through ``core.kube`` only.
 
 Creates are idempotent (an object that already exists counts as created), deletes
 tolerate absence, and ``observe`` reads everything status needs in a fixed number
@@ -14,8 +14,8 @@ from django.conf import settings
 
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
 from apps.queues.kueue import GROUP, MANAGED_BY, MANAGER
+from core.kube import KubeClient, KubeError, ResourceRef
 from informer.kinds import JOB, POD, STATEFULSET, workload_ref
-from portal.kube import KubeClient, KubeError, ResourceRef
 
 __all__ = ["JOB", "POD", "STATEFULSET", "workload_ref"]
 SERVICE = ResourceRef("", "v1", "services", "Service", True)

@@ -26,7 +26,7 @@ from apps.jobs.services import NotebookRequest, Principal, adopt_notebook
 from apps.jobs.services.pool import save_setting
 from apps.queues.kueue import TEAM_LABEL
 from apps.queues.models import PriorityTier, ResourceFlavor
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 IMAGES = [
     ("quay.io/jupyter/pytorch-notebook:cuda12-python-3.11", "PyTorch + CUDA 12"),

@@ -23,7 +23,7 @@ from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, noteboo
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created
 from apps.jobs.services.upkeep import NotebookStatus, apply_status, mark_provisioned
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 # A row still waiting for its creation task this long after the request is re-driven.
 STUCK_AFTER = timedelta(seconds=30)

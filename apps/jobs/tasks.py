@@ -16,8 +16,8 @@ from apps.jobs import services, sync
 from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
 from apps.reports import prometheus
+from core.kube import KubeClient, KubeError
 from informer.tasks import run_informer_task
-from portal.kube import KubeClient, KubeError
 
 
 def _backoff(retries: int) -> float:

@@ -18,8 +18,8 @@ from apps.jobs.models import BatchJob, InteractivePool, Notebook
 from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
 from apps.queues.models import Membership
+from core.dates import format_when
 from core.pages import add_to_form, show_error
-from portal.dates import format_when
 
 PAGE_SIZE = 50
 

@@ -28,10 +28,10 @@ from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
 from apps.jobs.models import BatchJob, Notebook
 from apps.queues.kueue import MANAGED_BY, MANAGER
+from core.kube import KubeClient
 from informer import objects
 from informer.registry import WORKLOADS, Stream, Subscriber
 from informer.run import LEASE, Delivery, Event, run_informer
-from portal.kube import KubeClient
 
 __all__ = ["LEASE", "STREAMS", "SUBSCRIBER", "run_status_watch"]
 

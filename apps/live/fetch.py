@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from apps.jobs.cluster import cluster_queue_ref
 from apps.queues.kueue import GROUP
+from core.kube import KubeClient, KubeError, ResourceRef
 from informer.kinds import EVENT, workload_ref
-from portal.kube import KubeClient, KubeError, ResourceRef
 
 # A last good snapshot is shown (as such) this long while the cluster is unreachable.
 LAST_GOOD_SECONDS = 3600

@@ -12,8 +12,8 @@ from django.http import Http404
 
 from apps.live import compute, fetch, history, story
 from apps.queues.models import TeamNamespace
+from core.kube import KubeError
 from core.permissions import is_admin
-from portal.kube import KubeError
 
 
 def viewer_namespaces(user) -> set[str] | None:

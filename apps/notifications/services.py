@@ -111,7 +111,7 @@ _SENT_FIELDS = ["email_sent_at", "webhook_sent_at"]
 
 
 def _send_email(notification, preference, problems: list[str]) -> None:
-    from portal.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
+    from core.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
 
     if notification.email_sent_at or not preference.email_enabled:
         return
@@ -128,7 +128,7 @@ def _send_email(notification, preference, problems: list[str]) -> None:
 
 
 def _send_webhook(notification, preference, problems: list[str]) -> None:
-    from portal.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
+    from core.observability.metrics import NOTIFICATION_FAILURES, NOTIFICATIONS_SENT
 
     if notification.webhook_sent_at or not preference.webhook_url:
         return

@@ -7,6 +7,7 @@ class QueuesConfig(AppConfig):
     verbose_name = "Quota policy"
 
     def ready(self) -> None:
+        from apps.queues.gauges import register_gauges
         from apps.queues.models import AuditEntry
         from apps.queues.reconcile.trigger import on_policy_committed
         from apps.queues.signals import policy_committed
@@ -16,3 +17,4 @@ class QueuesConfig(AppConfig):
         use_audit_model(AuditEntry)
 
         policy_committed.connect(on_policy_committed, dispatch_uid="reconcile-on-policy-change")
+        register_gauges()

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from apps.queues.models import SyncObject, SyncRun
 from apps.queues.reconcile.brownfield import import_from_cluster
 from core import permissions
-from portal.kube import KubeError
+from core.kube import KubeError
 
 
 @login_required

@@ -7,7 +7,7 @@ from django.conf import settings
 
 from apps.queues import services
 from apps.queues.reconcile.run import reconcile_exclusively
-from portal.kube import KubeError
+from core.kube import KubeError
 
 
 @shared_task(soft_time_limit=60, ignore_result=False)

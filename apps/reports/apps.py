@@ -8,8 +8,8 @@ class ReportsConfig(AppConfig):
     def ready(self) -> None:
         from apps.reports.recorder import SUBSCRIBER, lag_seconds
         from apps.reports.services import history
+        from core.observability.collectors import register_gauge
         from informer import registry
-        from portal.observability.collectors import register_gauge
 
         # The informer keeps its lease and cursors in our WatchCursor table, and hands
         # the recorder every Workload event.

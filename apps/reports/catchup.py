@@ -16,8 +16,8 @@ from django.conf import settings
 
 from apps.reports.recorder import CURSOR, run_recorder
 from apps.reports.services.history import cursor
+from core.kube import KubeClient
 from informer.kinds import workload_ref
-from portal.kube import KubeClient
 
 POLL_SECONDS = 1.0
 

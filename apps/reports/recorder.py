@@ -28,10 +28,10 @@ from apps.reports import kueue_events, services
 from apps.reports.choices import GapCause
 from apps.reports.models import WatchCursor
 from apps.reports.services.history import OBJECT_EVENTS
+from core.kube import KubeClient, KubeError
 from informer.kinds import EVENT
 from informer.registry import WORKLOADS, Subscriber
 from informer.run import Delivery, run_informer
-from portal.kube import KubeClient, KubeError
 
 CURSOR = WORKLOADS.cursor
 EVENTS = EVENT

@@ -18,7 +18,7 @@ from apps.reports.models import WeeklyReport
 from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
 from core import permissions
-from portal.csv_export import csv_response
+from core.csv_export import csv_response
 
 TREND_WEEKS = 52
 

@@ -1,7 +1,7 @@
 """Start-time predictions for pending jobs and notebooks, and how good they have been.
 
 ``predict_start`` reads the cluster (queue objects and Workloads) through
-``portal.kube``, gives every workload the median run time of its queue and size
+``core.kube``, gives every workload the median run time of its queue and size
 from recorded history, runs the admission engine forward and stores the answer
 so ``score_eta_predictions`` can compare it with the real admission later.
 """
@@ -23,9 +23,9 @@ from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
 from core import permissions
 from core.errors import NotAllowed
+from core.kube import KubeClient
 from informer import objects as o
 from informer.kinds import workload_ref
-from portal.kube import KubeClient
 
 HORIZON = timedelta(days=14)
 

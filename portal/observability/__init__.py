@@ -1,2 +1,2 @@
-"""Prometheus metrics: definitions (``metrics``), the /metrics view, HTTP timing,
-Celery signal counters and scrape-time gauges read from the database."""
+"""Serving Prometheus metrics: the /metrics view, HTTP timing and Celery signal counters.
+The metrics themselves and the scrape-time gauges live in ``core.observability``."""

@@ -12,7 +12,7 @@ from django.conf import settings
 from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.exposition import ThreadingWSGIServer
 
-from portal.observability.metrics import CELERY_TASK_FAILURES, CELERY_TASK_RETRIES
+from core.observability.metrics import CELERY_TASK_FAILURES, CELERY_TASK_RETRIES
 
 log = logging.getLogger(__name__)
 

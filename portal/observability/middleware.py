@@ -6,7 +6,7 @@ import time
 
 from django.http import HttpRequest, HttpResponse
 
-from portal.observability.metrics import HTTP_REQUEST_DURATION
+from core.observability.metrics import HTTP_REQUEST_DURATION
 
 UNRESOLVED = "<unresolved>"
 

@@ -11,9 +11,7 @@ from django.views.decorators.cache import never_cache
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from portal.observability.collectors import DatabaseCollector, install_defaults
-
-install_defaults()
+from core.observability.collectors import DatabaseCollector
 
 
 def exposition(*, with_database: bool) -> bytes:

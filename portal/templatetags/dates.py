@@ -1,11 +1,11 @@
-"""``{{ value|when }}`` and ``{{ value|when:"seconds" }}``: see ``portal.dates``.
+"""``{{ value|when }}`` and ``{{ value|when:"seconds" }}``: see ``core.dates``.
 
 A builtin of the template engine (``TEMPLATES`` in settings), so no template loads it.
 """
 
 from django import template
 
-from portal.dates import format_when
+from core.dates import format_when
 
 register = template.Library()
 

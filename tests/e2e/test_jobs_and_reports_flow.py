@@ -16,7 +16,7 @@ from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
-from portal.kube import KubeClient
+from core.kube import KubeClient
 from tests.e2e.conftest import sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]

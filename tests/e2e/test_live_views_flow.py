@@ -86,7 +86,7 @@ def test_a_job_page_follows_its_state_without_a_reload(page, live_server, scient
     from apps.jobs.models import BatchJob
     from apps.jobs.services import JobRequest, Principal, submit_job
     from apps.queues.tests.cluster import wait_until
-    from portal.kube import KubeClient
+    from core.kube import KubeClient
 
     request.getfixturevalue("preempting_vision")
     request.getfixturevalue("template")

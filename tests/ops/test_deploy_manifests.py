@@ -12,7 +12,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from portal import rbac
+from core import rbac
 
 ROOT = Path(__file__).resolve().parents[2]
 KUSTOMIZE = ROOT / "deploy" / "kustomize"

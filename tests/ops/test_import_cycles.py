@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("core", "apps", "portal", "kueuemodel", "simcluster", "realcluster")
+PACKAGES = ("core", "informer", "apps", "portal", "kueuemodel", "simcluster", "realcluster")
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -15,15 +15,18 @@ ROOT = Path(__file__).resolve().parents[2]
 DJANGO_WORLD = ("django", "rest_framework", "celery", "apps", "portal")
 CLUSTERS = ("simcluster", "realcluster")
 RULES = {
-    # The shared layer (errors, permissions, audit, visibility): every feature app
-    # builds on it, so it knows none of them, nor the portal that wires them.
-    "core": ("apps", "portal", *CLUSTERS),
+    # The shared layer (errors, permissions, audit, visibility, and the infrastructure:
+    # the kubernetes client, watches, metrics, dates, CSV): every feature app builds on
+    # it, so it knows none of them, nor the informer, nor the portal that wires them.
+    "core": ("apps", "informer", "portal", *CLUSTERS),
     # The admission model is plain Python: no Django, no app, no cluster harness.
     "kueuemodel": (*DJANGO_WORLD, *CLUSTERS),
-    # Cluster reads serve the feature apps, which subscribe to it: it imports none.
-    "informer": ("apps", *CLUSTERS),
+    # Cluster reads serve the feature apps, which subscribe to it: it imports none, nor
+    # the portal above them.
+    "informer": ("apps", "portal", *CLUSTERS),
     # The product runs against any Kueue cluster: never the simulator or the test plane.
-    "apps": CLUSTERS,
+    # Apps sit below the portal (core <- apps <- portal): what they share is in core.
+    "apps": ("portal", *CLUSTERS),
     "portal": CLUSTERS,
     # The simulated cluster is a cluster: it knows nothing of the portal.
     "simcluster": ("apps", "portal", "realcluster"),
@@ -67,8 +70,13 @@ PORTAL_WIRING = {
     "portal/schedule.py": "the Celery beat table, timed by the reports' build hour",
     "portal/demo.py": "the demo launcher seeds every app",
     "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
-    "portal/observability/collectors.py": "the /metrics endpoint reads the apps' state",
+    "portal/management/commands/seed_demo.py": "the demo's first start reconciles the "
+    "seeded policy and queues the informer",
 }
+
+
+def test_every_wiring_module_named_exists():
+    assert [name for name in PORTAL_WIRING if not (ROOT / name).is_file()] == []
 
 
 def test_portal_imports_apps_only_to_wire_them():

@@ -15,8 +15,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import SimCluster
 from apps.queues.tests.factories import make_queue, make_team, quota
-from portal.observability import collectors
-from portal.observability.collectors import register_gauge
+from core.observability import collectors
+from core.observability.collectors import register_gauge
 
 ROOT = Path(__file__).resolve().parents[2]
 # Registered by other apps through collectors.register_gauge (see portal/observability).
@@ -116,7 +116,7 @@ def test_reconcile_runs_drift_and_kube_calls_are_measured(client, cluster, catal
 
 @pytest.mark.django_db
 def test_every_metric_on_the_dashboard_and_in_the_alerts_exists(client):
-    import portal.observability.metrics as definitions
+    import core.observability.metrics as definitions
 
     used = set(
         re.findall(r"\bqm_[a-z_]+", (ROOT / "deploy/grafana/quartermaster.json").read_text())

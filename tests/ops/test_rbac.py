@@ -1,6 +1,6 @@
 """The ClusterRole grants exactly the Kubernetes calls the code makes.
 
-``portal/rbac.py`` declares (group, resource, verbs) per module. These tests read
+``core/rbac.py`` declares (group, resource, verbs) per module. These tests read
 the code: which modules call which ``KubeClient`` verbs, which ``ResourceRef``s
 exist, and check the declaration matches both ways; the rendered kustomize
 ClusterRole is the declaration's rendering; and ``KubeClient`` refuses an
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from portal import rbac
-from portal.kube import KubeClient, KubeError, ResourceRef
+from core import rbac
+from core.kube import KubeClient, KubeError, ResourceRef
 
 ROOT = Path(__file__).resolve().parents[2]
 # KubeClient method → the Kubernetes verb it uses.
@@ -31,14 +31,14 @@ VERBS = {
     "patch": "patch",
     "delete": "delete",
 }
-SKIPPED = {"portal.kube", "portal.rbac"}
+SKIPPED = {"core.kube", "core.rbac"}
 # Generic helpers make calls on behalf of the module that drives them.
-DELEGATES = {"portal.watching": ("apps.reports.recorder", "apps.jobs.watch")}
+DELEGATES = {"core.watching": ("apps.reports.recorder", "apps.jobs.watch")}
 
 
 def _modules() -> dict[str, ast.Module]:
     found = {}
-    for folder in ("apps", "portal"):
+    for folder in ("core", "apps", "portal"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
             if "tests" in parts or "migrations" in parts:
@@ -164,7 +164,7 @@ def test_the_declared_resources_are_exactly_those_the_code_defines():
 def test_the_kustomize_cluster_role_is_the_rendered_declaration():
     committed = (ROOT / "deploy" / "kustomize" / "base" / "clusterrole.yaml").read_text()
     assert committed == rbac.render(), (
-        "regenerate: python -m portal.rbac > deploy/kustomize/base/clusterrole.yaml"
+        "regenerate: python -m core.rbac > deploy/kustomize/base/clusterrole.yaml"
     )
 
 
@@ -181,5 +181,5 @@ def test_the_client_refuses_an_undeclared_call_before_sending_it():
     client._api, client._timeout = None, 1.0
     with pytest.raises(KubeError) as raised:
         client.list(secrets)
-    assert raised.value.code == 403 and "portal/rbac.py" in raised.value.message
+    assert raised.value.code == 403 and "core/rbac.py" in raised.value.message
     assert not raised.value.transient

@@ -9,7 +9,7 @@ what the version doesn't cover: a renamed team, flavor, profile or user.
 
 That query is the poll's one database round trip, and building it through the ORM cost
 more than running it, so its SQL is compiled once per rule of ``visible_to``
-(``portal.compiled_query``) and reused with the reader's and the notebook's ids.
+(``core.compiled_query``) and reused with the reader's and the notebook's ids.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from django.http import Http404
 from apps.jobs.api.serializers import NotebookSerializer
 from apps.jobs.models import Notebook
 from apps.jobs.querysets import NotebookQuerySet
-from portal.compiled_query import CompiledQuery
+from core.compiled_query import CompiledQuery
 
 TTL_SECONDS = 30
 _NAME_AND_VERSION = CompiledQuery()

@@ -36,8 +36,8 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
 from apps.queues.choices import AuditAction
 from core import permissions
-from portal.dates import format_when
-from portal.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
+from core.dates import format_when
+from core.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from apps.jobs.services.common import SYSTEM, portal_url
 from apps.jobs.services.notebooks import count_cull, stop_notebook, tell_owner_ended
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from portal.dates import format_when
+from core.dates import format_when
 
 
 def mark_provisioned(notebook_id: int) -> bool:

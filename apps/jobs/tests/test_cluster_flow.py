@@ -10,7 +10,7 @@ from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_n
 from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

@@ -13,7 +13,7 @@ from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
 from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

@@ -12,8 +12,8 @@ from apps.jobs.models import Notebook
 from apps.jobs.tests.conftest import add_node
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
+from core.kube import KubeClient
 from portal.demo import load_everything
-from portal.kube import KubeClient
 from simcluster import demo as sim_demo
 
 pytestmark = pytest.mark.django_db(transaction=True)

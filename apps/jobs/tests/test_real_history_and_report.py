@@ -22,7 +22,7 @@ from apps.queues.tests.factories import quota, set_policy
 from apps.reports.compute.weeks import week_of
 from apps.reports.recorder import run_recorder
 from apps.reports.services.snapshots import build_weekly_report
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -32,7 +32,7 @@ from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import Worker, wait_until
 from apps.queues.tests.factories import set_policy
 from apps.reports.models import WatchCursor
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -13,7 +13,7 @@ from apps.jobs.choices import JobState
 from apps.jobs.models import BatchJob
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.queues.reconcile.run import reconcile
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

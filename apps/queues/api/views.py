@@ -22,9 +22,9 @@ from apps.queues.models import (
     Team,
 )
 from core import permissions
+from core.csv_export import csv_response
 from core.errors import NotAllowed
 from core.visibility import VisibleMixin
-from portal.csv_export import csv_response
 
 
 class TeamViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):

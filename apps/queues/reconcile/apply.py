@@ -17,7 +17,7 @@ from django.conf import settings
 
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.observe import ref
-from portal.kube import KubeClient, KubeError
+from core.kube import KubeClient, KubeError
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from django.conf import settings
 from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, TeamNamespace
 from apps.queues.reconcile.importer import ImportPlan, read_cluster, take_ownership, translate
 from apps.queues.services import sync
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 
 def _known() -> dict[str, set[str]]:

@@ -17,7 +17,7 @@ from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
 from apps.queues.reconcile.observe import ref
 from apps.queues.reconcile.plan import Change as FieldChange
 from apps.queues.reconcile.plan import Key, merge_patch
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 DEFAULT_PREEMPTION = {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
 

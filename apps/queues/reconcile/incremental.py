@@ -37,7 +37,7 @@ from apps.queues.reconcile.desired import (
 )
 from apps.queues.reconcile.observe import ref
 from apps.queues.snapshots import queue_snapshot
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 
 def catalog_fingerprint() -> str:

@@ -1,11 +1,11 @@
-"""Observed state: what the cluster holds, read through ``portal.kube``."""
+"""Observed state: what the cluster holds, read through ``core.kube``."""
 
 from __future__ import annotations
 
 from apps.queues import kueue
 from apps.queues.reconcile.plan import HOLDABLE, Key
+from core.kube import KubeClient, ResourceRef
 from informer import objects
-from portal.kube import KubeClient, ResourceRef
 
 WORKLOAD = "Workload"
 _KUEUE_KINDS = {

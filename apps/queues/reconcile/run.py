@@ -17,8 +17,8 @@ from apps.queues.reconcile.coordination import coordinator
 from apps.queues.reconcile.desired import desired_objects
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
 from apps.queues.services import sync
-from portal.kube import KubeClient, KubeError
-from portal.observability import metrics
+from core.kube import KubeClient, KubeError
+from core.observability import metrics
 
 
 @dataclass

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from apps.queues.reconcile.observe import ref
-from portal.kube import KubeClient, _configuration
+from core.kube import KubeClient, _configuration
 
 REPO = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r"simcluster listening on http://127\.0\.0\.1:(\d+)")

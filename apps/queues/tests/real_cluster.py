@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from apps.queues.reconcile.observe import ref
-from portal.kube import KubeClient, _configuration
+from core.kube import KubeClient, _configuration
 from realcluster.controlplane import ControlPlane
 
 REPO = Path(__file__).resolve().parents[3]

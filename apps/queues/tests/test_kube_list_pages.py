@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from apps.queues.reconcile.observe import ref
-from portal import kube
-from portal.observability import metrics
+from core import kube
+from core.observability import metrics
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

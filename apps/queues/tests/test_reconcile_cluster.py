@@ -266,7 +266,7 @@ def test_a_conflict_is_temporary_and_the_next_run_converges(cluster, policy, adm
 
 def test_an_unreachable_cluster_is_recorded_and_the_policy_kept(cluster, policy):
     cluster.stop()
-    from portal.kube import KubeError
+    from core.kube import KubeError
 
     with pytest.raises(KubeError) as caught:
         reconcile()

@@ -10,7 +10,7 @@ from apps.reports.models import WorkloadTransition
 from apps.reports.recorder import EVENTS, run_recorder
 from apps.reports.tests import workloads as w
 from apps.reports.timeline import RANK
-from portal.kube import ResourceRef
+from core.kube import ResourceRef
 
 NAMESPACES = ResourceRef("", "v1", "namespaces", "Namespace", False)
 

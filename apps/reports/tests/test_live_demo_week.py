@@ -19,7 +19,7 @@ from apps.queues.tests.cluster import SimCluster, wait_until
 from apps.reports.catchup import wait_for_history
 from apps.reports.models import WorkloadTransition
 from apps.reports.recorder import run_recorder
-from portal.kube import ResourceRef
+from core.kube import ResourceRef
 
 pytestmark = pytest.mark.django_db(transaction=True)
 EVENTS = ResourceRef("", "v1", "events", "Event", True)

@@ -14,7 +14,7 @@ from django.utils.dateparse import parse_datetime
 
 from apps.reports.tests.promdata import WEEK
 from conftest import api_as
-from portal.dates import format_when
+from core.dates import format_when
 
 H = 3600.0
 

@@ -17,7 +17,7 @@ from apps.reports import services
 from apps.reports.compute.weeks import week_of
 from apps.reports.models import HistoryGap, WorkloadRecord
 from apps.reports.tests.simrecorder import NAMESPACES, record, transitions
-from portal.kube import ResourceRef
+from core.kube import ResourceRef
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NS = "team-vision"

@@ -17,7 +17,7 @@ from apps.reports.models import HistoryGap, WorkloadRecord
 from apps.reports.recorder import run_recorder
 from apps.reports.tests.simrecorder import transitions
 from apps.reports.tests.test_recorder_downtime_live import cond, when
-from portal.kube import KubeClient
+from core.kube import KubeClient
 from realcluster.nodes import DURATION_ANNOTATION, gpu_node
 
 pytestmark = pytest.mark.django_db(transaction=True)

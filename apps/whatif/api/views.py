@@ -10,8 +10,8 @@ from apps.whatif import eta as eta_service
 from apps.whatif import services
 from apps.whatif.api import serializers as s
 from apps.whatif.models import WhatIfRun
+from core.kube import KubeError
 from core.visibility import VisibleMixin
-from portal.kube import KubeError
 
 
 class WhatIfRunViewSet(

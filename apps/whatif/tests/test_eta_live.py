@@ -20,7 +20,7 @@ from apps.queues.tests.cluster import wait_until
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay.eta import DEFAULT_RUN_MS
 from conftest import api_as
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 pytestmark = pytest.mark.django_db
 

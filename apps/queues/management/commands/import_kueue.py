@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.accounts.models import User
 from apps.queues.reconcile.brownfield import import_from_cluster
-from portal.kube import KubeError
+from core.kube import KubeError
 
 
 class Command(BaseCommand):

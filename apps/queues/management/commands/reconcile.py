@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.queues.reconcile.run import compute_plan, reconcile
 from apps.queues.reconcile.yamldiff import plan_diff
-from portal.kube import KubeClient, KubeError
+from core.kube import KubeClient, KubeError
 
 
 class Command(BaseCommand):

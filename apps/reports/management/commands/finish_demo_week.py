@@ -21,7 +21,7 @@ from apps.jobs.sync import sync_status
 from apps.reports.catchup import wait_for_history
 from apps.reports.compute.weeks import week_of
 from apps.reports.services.snapshots import build_weekly_report
-from portal.kube import KubeClient
+from core.kube import KubeClient
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from apps.reports import services
 from apps.reports.compute.weeks import parse_week
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
-from portal.csv_export import write_csv
+from core.csv_export import write_csv
 
 
 class Command(BaseCommand):

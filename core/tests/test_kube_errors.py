@@ -2,7 +2,7 @@
 
 import json
 
-from portal.kube import _error
+from core.kube import _error
 
 TERMINATING = {
     "kind": "Status",

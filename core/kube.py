@@ -20,9 +20,9 @@ from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.config.config_exception import ConfigException
 
+from core import rbac
 from core.errors import Unavailable
-from portal import rbac
-from portal.observability import metrics
+from core.observability import metrics
 
 FIELD_MANAGER = "quartermaster"
 MERGE_PATCH = "application/merge-patch+json"
@@ -120,7 +120,7 @@ def _configuration() -> k8s_client.Configuration:
 class KubeClient:
     """A thin JSON client for any resource; one per reconcile run.
 
-    Only calls declared in ``portal.rbac`` go out (the deployed ClusterRole grants
+    Only calls declared in ``core.rbac`` go out (the deployed ClusterRole grants
     exactly those); test helpers that play the cluster's other users turn
     ``enforce_rbac`` off.
     """
@@ -201,7 +201,7 @@ class KubeClient:
 
         Bookmarks are requested. A 410 (too old resource version, as a status or an
         ERROR event) raises ``KubeError`` with ``code == 410``; a dropped connection
-        raises a transient ``KubeError`` (code 0). ``portal.watching`` builds the
+        raises a transient ``KubeError`` (code 0). ``core.watching`` builds the
         resumable loop on top of this.
         """
         query = {"watch": "true", "allowWatchBookmarks": "true"}
@@ -321,7 +321,7 @@ def _undeclared(ref: ResourceRef, rbac_resource: str, verb: str, resource: str) 
         reason="Undeclared",
         message=(
             f"{verb} {rbac_resource} (group {ref.group or 'core'!r}) is not declared in "
-            "portal/rbac.py; add it there and regenerate the ClusterRole"
+            "core/rbac.py; add it there and regenerate the ClusterRole"
         ),
         verb=verb,
         resource=resource,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from portal.client_address import UNKNOWN, client_address, trusted_networks
+from core.client_address import UNKNOWN, client_address, trusted_networks
 
 PROXIES = trusted_networks(("10.0.0.0/8", "2001:db8::/32", "192.0.2.7/32"))
 

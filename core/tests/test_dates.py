@@ -8,7 +8,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import timezone
 
-from portal.dates import format_when
+from core.dates import format_when
 
 ROOT = Path(__file__).resolve().parents[2]
 AT = datetime(2026, 12, 2, 10, 31, 7, tzinfo=UTC)

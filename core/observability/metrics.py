@@ -5,7 +5,8 @@ and Celery's prefork pool, ``PROMETHEUS_MULTIPROC_DIR`` (set by
 ``portal/gunicorn.py`` and the worker's environment) makes prometheus-client keep
 them in per-process files that the /metrics view adds up. Gauges that describe
 the database (queue sync states, recorder lag) are computed at scrape time
-instead, in ``portal.observability.collectors``, so every process reports the same.
+instead, registered by their apps with ``core.observability.collectors``, so
+every process reports the same.
 
 Call sites for the other apps (one line each):
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from apps.queues.management.commands.load_demo import seed_or_explain
 from apps.queues.reconcile.run import reconcile
 from informer.tasks import run_informer_task
+from portal.management.commands.load_demo import seed_or_explain
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ import pytest
 
 from apps.accounts.models import User
 from apps.queues.tests.factories import UserFactory
-from portal.compiled_query import CompiledQuery
+from core.compiled_query import CompiledQuery
 
 
 def usernames(user_id: int):

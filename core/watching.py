@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
-from portal.kube import KubeClient, KubeError, ResourceRef
+from core.kube import KubeClient, KubeError, ResourceRef
 
 GONE = 410
 MAX_WATCH_SECONDS = 300

@@ -1,0 +1,1 @@
+"""Metric definitions and scrape-time gauges every layer may update; portal serves them."""
