@@ -13,6 +13,7 @@ with the reports app's recorder code and replayed by the what-if's own path unde
 unchanged policy, as ``bench/whatif_fidelity.py`` does for the simulated cluster.
 
     .venv/bin/python bench/whatif_fidelity_real.py [--days 2] [--seed 1] [--compress 120]
+    .venv/bin/python bench/whatif_fidelity_real.py --stored   # replay the last recording only
 
 Heavy: one real control plane (~800 MB, much CPU) for the run, stopped at the end.
 Uses (and recreates) the scratch PostgreSQL database ``qm_bench_whatif_fidelity_real``.
@@ -161,6 +162,37 @@ def run_week(jobs: list[tuple[float, dict]], drain_cap_s: float) -> tuple[list, 
         shutil.rmtree(workdir, ignore_errors=True)  # etcd's data and the logs
 
 
+def replay_stored(grids: list[int], drain_cap_s: float) -> None:
+    """Replay the recording kept in the scratch database.
+
+    The window is the run's: from the first event until the last Workload finished or,
+    with some still unfinished (censored there), ``drain_cap_s`` after the last arrival.
+    """
+    from datetime import timedelta
+
+    os.environ.update(
+        DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{BENCH_DB}",
+        QM_DATA_DIR=tempfile.mkdtemp(),
+        QM_CLUSTER_SYNC="false",
+        DJANGO_SETTINGS_MODULE="portal.settings",
+    )
+    import django
+
+    django.setup()  # the stored database as it is: no migration, no demo load
+    from django.db.models import Max, Min
+
+    from apps.reports.models import WorkloadRecord, WorkloadTransition
+
+    span = WorkloadTransition.objects.aggregate(first=Min("at"), last=Max("at"))
+    start, end = span["first"] - timedelta(seconds=2), span["last"] + timedelta(seconds=3)
+    if WorkloadRecord.objects.filter(finished_at__isnull=True).exists():
+        last_arrival = WorkloadRecord.objects.aggregate(at=Max("created_at"))["at"]
+        end = last_arrival + timedelta(seconds=drain_cap_s + 3)
+    for grid_ms in grids:
+        label = f"stored real-Kueue history, {grid_ms / 1000:g} s grid"
+        fidelity.report(label, *fidelity.measure(start, end, grid_ms))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=2)
@@ -170,8 +202,14 @@ def main() -> None:
         "--drain-cap-s", type=float, default=900, help="longest wait after the last arrival"
     )
     parser.add_argument("--grid-ms", type=int, action="append", help="replay grid(s); default 1 s")
+    parser.add_argument(
+        "--stored", action="store_true", help="replay the history the last run stored; no cluster"
+    )
     args = parser.parse_args()
     faulthandler.register(signal.SIGUSR1)
+    if args.stored:
+        replay_stored(args.grid_ms or [1000], args.drain_cap_s)
+        return
     fidelity._setup_django(fidelity._recreate_database(BENCH_DB), tempfile.mkdtemp())
     jobs = scaled_jobs(args.days, args.seed, args.compress)
     print(

@@ -40,7 +40,8 @@ Values and conventions
   typed input), ``parse_quantity`` (milli-units), ``format_quantity``, ``QuantityError``
   (its message is the rule broken); ``parse_timestamp`` / ``format_timestamp`` / ``parse_duration`` /
   ``format_duration`` (RFC 3339 and Go durations to and from milliseconds);
-  ``QUEUE_LABEL``, ``PRIORITY_LABEL``; ``DURATION_ANNOTATION`` and ``ARRIVAL_ANNOTATION``,
+  ``QUEUE_LABEL``, ``PRIORITY_LABEL``; ``REQUEUE_BATCH_MS`` (Kueue's requeue batch of
+  parked workloads after a release); ``DURATION_ANNOTATION`` and ``ARRIVAL_ANNOTATION``,
   the model's own inputs for a workload's run time and arrival (set by the replay and the
   simulated cluster on the objects they hand the model; no real cluster has them).
 
@@ -64,7 +65,7 @@ from .quota import potential_available
 from .reports import cluster_queue_status, cohort_status, local_queue_status, pending_workloads
 from .scenario import main as scenario_main
 from .scenario import run_scenario
-from .simulation import ARRIVAL_ANNOTATION, NEXT_INSTANT_MS, Simulation
+from .simulation import ARRIVAL_ANNOTATION, NEXT_INSTANT_MS, REQUEUE_BATCH_MS, Simulation
 from .state import Cluster, build_quota_tree, load_specs
 from .status import StatusWriter, set_condition
 
@@ -74,6 +75,7 @@ __all__ = [
     "NEXT_INSTANT_MS",
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
+    "REQUEUE_BATCH_MS",
     "STOP_NONE",
     "Admission",
     "Cluster",

@@ -173,17 +173,24 @@ def evict(
     return cq_name
 
 
-def release_evicted(cluster: Cluster, wl: m.Workload) -> str:
-    """The evicted workload's pods are gone: free its quota and nodes, requeue it."""
+def release_evicted(cluster: Cluster, wl: m.Workload, *, requeue: bool = True) -> str:
+    """The evicted workload's pods are gone: free its quota and nodes, requeue it
+    (``requeue=False``: the caller puts it back later with ``return_evicted``)."""
     cq_name = wl.admission.cluster_queue
     release(cluster, wl)
     _log(cluster, "release", wl, cq_name)
     cluster.status_writer.released(wl, cluster.now_ms)
     wl.stopping = False
     wl.admission, wl.reserved_ms = None, None
-    wl.enqueued_ms = cluster.now_ms
-    enqueue(cluster, wl)
+    if requeue:
+        return_evicted(cluster, wl)
     return cq_name
+
+
+def return_evicted(cluster: Cluster, wl: m.Workload) -> str | None:
+    """Put a released victim back in its queue; return that queue's name."""
+    wl.enqueued_ms = cluster.now_ms
+    return enqueue(cluster, wl)
 
 
 def finish(cluster: Cluster, wl: m.Workload) -> str:

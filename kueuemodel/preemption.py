@@ -215,7 +215,75 @@ def classic_targets(
             targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
             if targets:
                 return targets
+    if policy.reclaim_within_cohort != m.NEVER and not _under_nominal(node, cells):
+        # Kueue's hierarchical reclaim: over its own quota, the preemptor may still
+        # evict, borrowing, from queues outside a cohort subtree that has room for it.
+        own = sorted(
+            own + hierarchical_candidates(node, usage, cells, by_priority, reclaimable),
+            key=candidate_order,
+        )
     return minimal_set(node, usage, own, True, IN_COHORT_RECLAMATION)
+
+
+def hierarchical_candidates(
+    node: QuotaNode,
+    usage: m.Usage,
+    cells: set[m.FlavorResource],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+    policy_allows: Callable[[m.Workload], bool],
+) -> list[Candidate]:
+    """Workloads Kueue lets ``node``'s preemptor reclaim by its place in the tree, unordered.
+
+    Walking up from the preemptor's queue, once a cohort's subtree has room for what
+    the levels below cannot hold, every queue over its nominal quota in the sibling
+    subtrees of each higher level is fair game, whatever its priority under
+    ``reclaimWithinCohort: Any`` (Kueue's ``HierarchicalReclaim``).
+    """
+    found: list[Candidate] = []
+    advantage, remaining = _fits_locally(node, usage)
+    previous = node
+    for cohort in node.ancestors():
+        if advantage:
+            _over_nominal_in(cohort, previous, cells, by_priority, policy_allows, found)
+        fits_here, remaining = _fits_locally(cohort, remaining)
+        advantage = advantage or fits_here
+        previous = cohort
+    return found
+
+
+def _fits_locally(node: QuotaNode, request: m.Usage) -> tuple[bool, m.Usage]:
+    """Whether ``request`` fits in ``node``'s subtree quota, and what its own share leaves."""
+    fits_here, remaining = True, {}
+    for cell, amount in request.items():
+        used, quota = node.usage.get(cell, 0), node.subtree_quota.get(cell, 0)
+        if used + amount > quota:
+            fits_here = False
+        own = quota - used if node.parent is None else node.guaranteed.get(cell, 0) - used
+        remaining[cell] = amount - own if own > 0 else amount
+    return fits_here, {cell: amount for cell, amount in remaining.items() if amount > 0}
+
+
+def _over_nominal_in(
+    cohort: QuotaNode,
+    skip: QuotaNode,
+    cells: set[m.FlavorResource],
+    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+    policy_allows: Callable[[m.Workload], bool],
+    found: list[Candidate],
+) -> None:
+    for child in cohort.children:
+        if child is skip or not is_borrowing(child, cells):
+            continue  # the preemptor's own subtree, or one within its quota
+        if not child.is_cluster_queue:
+            _over_nominal_in(child, skip, cells, by_priority, policy_allows, found)
+            continue
+        for group in by_priority.get(child.name, {}).values():
+            if group and policy_allows(next(iter(group.values()))):
+                found.extend(
+                    Candidate(wl, child, wl.admission.total, False)
+                    for wl in group.values()
+                    if not cells.isdisjoint(wl.admission.total)
+                )
 
 
 def _under_nominal(node: QuotaNode, cells: set[m.FlavorResource]) -> bool:

@@ -23,7 +23,7 @@ from .state import Cluster, build_quota_tree, load_specs
 
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
-_ARRIVE, _FINISH, _STOPPED, _REQUEUE, _CYCLE = 0, 1, 2, 3, 4
+_ARRIVE, _FINISH, _STOPPED, _REQUEUE, _CYCLE, _RETURN = 0, 1, 2, 3, 4, 5
 NEXT_INSTANT_MS = 1
 """The smallest step of virtual time: what a scheduling instant defers lands here."""
 REQUEUE_BATCH_MS = 1_000
@@ -47,12 +47,17 @@ class Simulation:
         pod_stop_ms: int = NEXT_INSTANT_MS,
         requeue_batch_ms: int = REQUEUE_BATCH_MS,
         latency: Latency = NO_LATENCY,
+        victim_return_ms: int = 0,
     ):
         """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
         quota is released that much later (never within the instant of eviction).
         ``requeue_batch_ms``: how long after a quota release parked workloads are
         reconsidered (0: in the same instant).
         ``latency``: the controller's own delays (``latency.Latency``; none by default).
+        ``victim_return_ms``: how long after its quota is released a preempted workload
+        is back in its queue (0: at once). Kueue frees the quota when it sees the
+        victim's QuotaReserved=False and queues it again only after a further write
+        (Requeued=True), so the preemptor, already queued, meets the freed quota first.
         ``write_status=False`` leaves Workload status alone (only the transition
         log, ``cluster.history``, tells what happened)."""
         writer = status.StatusWriter() if write_status else status.SilentStatusWriter()
@@ -68,6 +73,7 @@ class Simulation:
         self._settling = False
         self._refill: set[str] = set()
         self._requeue_batch_ms = max(0, requeue_batch_ms)
+        self._victim_return_ms = max(0, victim_return_ms)
         self._requeue_pending: set[str] = set()
         self._domains = self._index_domains()
         self.latency = latency
@@ -214,6 +220,9 @@ class Simulation:
         if kind == _STOPPED:
             self._release_stopped(payload)
             return
+        if kind == _RETURN:
+            self._return_victim(*payload)
+            return
         if kind == _CYCLE:
             if payload == self._wake_at:
                 self._wake_at = None
@@ -303,8 +312,21 @@ class Simulation:
         for wl, evictions in evicted:
             if cluster.workloads.get(wl.key) is not wl or wl.evictions != evictions:
                 continue  # deleted (and released) meanwhile
-            if wl.stopping:
-                self._on_release(lifecycle.release_evicted(cluster, wl))
+            if not wl.stopping:
+                continue
+            later = self._victim_return_ms > 0
+            self._on_release(lifecycle.release_evicted(cluster, wl, requeue=not later))
+            if later:
+                self._push(cluster.now_ms + self._victim_return_ms, _RETURN, (wl, wl.evictions))
+
+    def _return_victim(self, wl: m.Workload, evictions: int) -> None:
+        cluster = self.cluster
+        if cluster.workloads.get(wl.key) is not wl or wl.evictions != evictions:
+            return  # deleted meanwhile
+        if wl.admission is None and not wl.finished:
+            cq_name = lifecycle.return_evicted(cluster, wl)
+            if cq_name:
+                self._dirty.add(self._root_of[cq_name])
 
     def _schedule_domain(self, root: str, cycles: int = MAX_CYCLES_PER_INSTANT) -> bool:
         """Run up to ``cycles`` cycles; return whether the last one changed anything."""

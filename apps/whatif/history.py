@@ -117,6 +117,11 @@ def _runs(transitions: list) -> list[_Run]:
             current.checkpoints += (at,)
         elif step.type in RUN_ENDS and current is not None:
             current.end, current.end_type = at, step.type
+        elif step.type == Transition.FINISHED and runs and runs[-1].end_type == Transition.EVICTED:
+            # Finished after an eviction, before any new admission: the job completed
+            # while its pods were stopping (Kueue marks it Finished), so that run was
+            # its last and its work is done; it must not run again to the window's end.
+            runs[-1].end_type = Transition.FINISHED
     return runs
 
 
