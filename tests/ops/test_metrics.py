@@ -40,7 +40,10 @@ def sample(samples: list, suffix: str = "", **labels) -> float:
 
 @pytest.fixture
 def cluster(tmp_path, settings):
-    sim = SimCluster(tmp_path).start()
+    # A bare API server: the simulated Kueue's status writes would change the
+    # ClusterQueue's resourceVersion under the reconciler's conditional patch (a 409
+    # that the next run repairs), and this test counts one run's drift repairs.
+    sim = SimCluster(tmp_path, controller=False).start()
     settings.KUBECONFIG, settings.QM_CLUSTER_SYNC = str(sim.kubeconfig), True
     settings.KUEUE_API_VERSION = "v1beta2"
     yield sim
