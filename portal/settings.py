@@ -328,6 +328,7 @@ for _name in (
     "QM_LOGIN_WINDOW_SECONDS",
     "QM_LOGIN_LOCKOUT_SECONDS",
     "QM_REPORT_REBUILD_MINUTES",
+    "QM_INFORMER_WATCH_SECONDS",
 ):
     if globals()[_name] < 1:
         raise ConfigError(f"{_name} must be at least 1")

@@ -112,3 +112,9 @@ def _python(script: str, **env: str) -> subprocess.CompletedProcess:
         text=True,
         timeout=60,
     )
+
+
+def test_an_informer_run_of_no_seconds_is_refused_naming_the_setting(tmp_path):
+    result = manage("check", QM_INFORMER_WATCH_SECONDS="0", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "QM_INFORMER_WATCH_SECONDS must be at least 1" in result.stderr
