@@ -19,6 +19,8 @@ from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.observe import ref
 from core.kube import KubeClient, KubeError
 
+CONFLICT_RETRIES = 3  # re-reads after a 409 within one run; the next run re-reads anyway
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -42,29 +44,54 @@ def apply(client: KubeClient, actions: list[p.Action], version: str) -> list[Out
             batch = list(phase)
             run = lambda action: _run_one(client, action, version, unreachable)  # noqa: E731
             outcomes += list(pool.map(run, batch))
-    done = {id(o.action) for o in outcomes}
-    return outcomes + [Outcome(a) for a in actions if id(a) not in done]
+    return outcomes + [Outcome(a) for a in actions if not a.writes]
 
 
 def _run_one(client: KubeClient, action: p.Action, version: str, unreachable) -> Outcome:
     if unreachable.is_set():
         return Outcome(action, error=_skipped(action))
     try:
-        return Outcome(action, result=_write(client, action, version))
+        return _write(client, action, version)
     except KubeError as exc:
         if exc.code == 0:
             unreachable.set()
         return Outcome(action, error=exc)
 
 
-def _write(client: KubeClient, action: p.Action, version: str) -> dict | None:
+def _write(client: KubeClient, action: p.Action, version: str) -> Outcome:
     target = ref(action.kind, version)
     if action.verb == p.CREATE:
-        return client.create(target, action.desired)
+        return Outcome(action, result=client.create(target, action.desired))
     if action.verb == p.DELETE:
         client.delete(target, action.name, action.namespace)
-        return None
-    return client.patch(target, action.name, action.patch, action.namespace)
+        return Outcome(action)
+    return _patch(client, target, action, version)
+
+
+def _patch(client: KubeClient, target, action: p.Action, version: str) -> Outcome:
+    """A conditional patch; on 409 the object is read again and the patch planned again.
+
+    Kueue writes a ClusterQueue's status between our read and our patch all the
+    time, and without this a quota change would wait for the next run.
+    """
+    attempt = 0
+    while True:
+        try:
+            return Outcome(
+                action, result=client.patch(target, action.name, action.patch, action.namespace)
+            )
+        except KubeError as exc:
+            if exc.code != 409 or action.verb != p.UPDATE or action.desired is None:
+                raise
+            if attempt >= CONFLICT_RETRIES:
+                raise
+        attempt += 1
+        live = client.get(target, action.name, action.namespace)
+        action = p.replanned(action, live, version)
+        if action.verb == p.CREATE:
+            return Outcome(action, result=client.create(target, action.desired))
+        if action.patch is None:
+            return Outcome(action, result=live)  # already as we want it, or no longer ours
 
 
 def _skipped(action: p.Action) -> KubeError:

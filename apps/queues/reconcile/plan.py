@@ -18,7 +18,7 @@ Rules (each one a test in ``tests/test_reconcile_plan.py``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from apps.queues import kueue
@@ -189,6 +189,16 @@ def _for_desired(
     drift = _drift(changes, applied.get(key), observed)
     patch = merge_patch(changes, live["metadata"].get("resourceVersion"))
     return Action(UPDATE, key, obj, live, changes, drift, patch)
+
+
+def replanned(action: Action, live: dict | None, version: str) -> Action:
+    """An update planned again against ``live``, re-read after the server answered 409.
+
+    The drift found by the first read stays: it is what someone changed behind our
+    back; what was written in between (a controller's own status write, say) is not.
+    """
+    again = _for_desired(action.key, action.desired, live, {}, version)
+    return again if again.verb != UPDATE else replace(again, drift=action.drift)
 
 
 def _drift(changes: tuple[Change, ...], last: dict | None, observed: dict) -> tuple[Change, ...]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from apps.queues.choices import AuditAction, SyncState
 from apps.queues.models import AuditEntry, SyncObject, SyncRun
-from apps.queues.reconcile.run import reconcile, reconcile_changes
+from apps.queues.reconcile import apply as apply_module
+from apps.queues.reconcile.run import compute_plan, reconcile, reconcile_changes
 from apps.queues.tests.cluster import wait_until
 from apps.queues.tests.factories import set_policy
+from core.kube import KubeClient
 
 pytestmark = pytest.mark.django_db
 
@@ -254,14 +257,42 @@ def test_invalid_is_shown_on_the_queue_page(cluster, policy, admin, client):
     assert "spec.fairSharing.weight: Invalid value" in page
 
 
-def test_a_conflict_is_temporary_and_the_next_run_converges(cluster, policy, admin):
+def test_a_conflict_is_read_again_and_repaired_in_the_same_run(cluster, policy, admin):
     reconcile()
     cluster.fault(verb="patch", resource="clusterqueues", code=409, count=1)
+    set_policy(policy["queue"], admin, fair_weight="2")
+    summary = reconcile()
+    assert (summary.updated, summary.errors, summary.transient) == (1, [], False)
+    assert cluster.get("ClusterQueue", "vision")["spec"]["fairSharing"] == {"weight": "2"}
+    assert SyncObject.objects.get(kind="ClusterQueue", name="vision").state == SyncState.IN_SYNC
+
+
+def test_conflicts_that_persist_are_temporary_and_the_next_run_converges(cluster, policy, admin):
+    reconcile()
+    cluster.fault(
+        verb="patch", resource="clusterqueues", code=409, count=apply_module.CONFLICT_RETRIES + 1
+    )
     set_policy(policy["queue"], admin, fair_weight="2")
     assert reconcile().transient
     assert reconcile().updated == 1
     assert cluster.get("ClusterQueue", "vision")["spec"]["fairSharing"] == {"weight": "2"}
     assert SyncObject.objects.get(kind="ClusterQueue", name="vision").state == SyncState.IN_SYNC
+
+
+@pytest.mark.both_clusters
+def test_a_write_between_our_read_and_our_patch_does_not_delay_the_change(cluster, policy, admin):
+    """Another writer (on a real cluster, Kueue's status writes) bumps the resourceVersion."""
+    reconcile()
+    set_policy(policy["queue"], admin, fair_weight="2")
+    with KubeClient() as kube:
+        actions = compute_plan(kube)
+        cluster.patch("ClusterQueue", "vision", {"metadata": {"annotations": {"other": "1"}}})
+        outcomes = apply_module.apply(kube, actions, settings.KUEUE_API_VERSION)
+    [update] = [o for o in outcomes if o.action.verb == "update"]
+    assert update.ok and update.action.changes[0].field == "spec.fairSharing"
+    cq = cluster.get("ClusterQueue", "vision")
+    assert cq["spec"]["fairSharing"] == {"weight": "2"}
+    assert cq["metadata"]["annotations"]["other"] == "1"  # the other writer's field is kept
 
 
 def test_an_unreachable_cluster_is_recorded_and_the_policy_kept(cluster, policy):
