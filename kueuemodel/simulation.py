@@ -80,6 +80,9 @@ class Simulation:
         self._api = ApiClient(latency)
         self._busy_until = self._wake_at = None
         self._landed: dict[str, int] = {}
+        self.admission_landed_ms: dict[str, int] = {}
+        """Paced runs only: when each workload's latest admission write landed, i.e. when
+        a watcher (Kueue's performance runner) first saw it Admitted."""
         self._stop_at: int | None = None
         if latency.paced:
             self.cluster.writes = []
@@ -296,6 +299,7 @@ class Simulation:
             landed = self._api.reserve(now)
             if kind == ADMIT:
                 self._landed[wl.key] = landed  # its job starts once it sees the admission
+                self.admission_landed_ms[wl.key] = landed
                 continue
             end = max(end, landed)  # evictions and status updates block the cycle
             if kind == EVICT:

@@ -168,3 +168,31 @@ def test_status_writes_wait_behind_the_cycles_admissions():
     assert times[("admit", "small")] == [0]
     assert times[("finish", "small")] == [1005]
     assert times[("admit", "late")] == [105]
+
+
+def test_watchers_see_an_admission_when_its_write_lands():
+    # Kueue's performance runner (its recorder before kueue 94f89ec95d) timed an
+    # admission when its informer saw the Admitted update, i.e. when the write
+    # landed. x, y and z are decided in the cycle at 0; at 10 writes/s with no
+    # burst their writes land at 0+5, 100+5 and 200+5 ms.
+    objects = [{"kind": "ResourceFlavor", "metadata": {"name": "rf"}}]
+    for name in ("x", "y", "z"):
+        objects += _queue(name, cpu=1)
+    latency = Latency(api_qps=10, api_burst=1, write_ms=5)
+    sim = Simulation(objects, start_ms=T0, record_events=False, latency=latency)
+    sim.add_arrivals([(T0, _workload(name, name)) for name in ("x", "y", "z")])
+    sim.run()
+    landed = {key.split("/")[1]: at - T0 for key, at in sim.admission_landed_ms.items()}
+    assert landed == {"x": 5, "y": 105, "z": 205}
+
+
+def test_an_unpaced_run_has_no_admission_writes():
+    sim = Simulation(
+        [{"kind": "ResourceFlavor", "metadata": {"name": "rf"}}, *_queue("q", cpu=1)],
+        start_ms=T0,
+        record_events=False,
+    )
+    sim.add_workload(_workload("a", "q"))
+    sim.run()
+    assert sim.cluster.workloads["q/a"].admission is not None
+    assert sim.admission_landed_ms == {}
