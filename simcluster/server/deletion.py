@@ -81,10 +81,14 @@ class DeletionMixin:
 
     def _collect_dependents(self, uid: str, namespace: str, policy: str) -> None:
         """Delete (or orphan) objects owned by ``uid``, like the garbage collector."""
+
+        def owned(obj: Obj) -> bool:
+            return uid in lifecycle.owner_uids(obj)
+
         for rtype in RESOURCE_TYPES:
-            for obj in self.store.list(rtype.key, namespace if rtype.namespaced else None):
-                if uid not in lifecycle.owner_uids(obj):
-                    continue
+            scope = namespace if rtype.namespaced else None
+            # Only the dependents are copied: a busy week deletes thousands of pods.
+            for obj in self.store.list(rtype.key, scope, keep=owned):
                 if policy == "Orphan":
                     self.store.put(rtype.key, lifecycle.without_owner(obj, uid))
                 else:
