@@ -4,10 +4,13 @@ The engine is quota-only here (no Nodes): admission decides start times, and a
 run starts the instant its quota is reserved. Checkpointed jobs lose only the
 work since their last checkpoint when preempted, as in the live controller.
 
-A preempted workload keeps its quota while its pods stop (``POD_STOP_MS``,
-rounded up to the event grid like every other time) and then goes back to its
-queue, as in Kueue; the engine does both. Parked workloads come back one requeue
-batch after a release when the grid can hold it (1 s grid or finer).
+A preempted workload keeps its quota while its pods stop (``POD_STOP_MS``) and
+then goes back to its queue, as in Kueue; the engine does both. Parked workloads
+come back one requeue batch (1 s) after a release. Only arrivals and run times sit
+on the grid: the controller's own one-second delays stay exact on any grid,
+because rounding them up to 30 s held a victim's quota, or a parked queue, for
+30 s where Kueue takes one, and under fair sharing that moved every later
+decision of the week (docs/benchmarks.md, "A generated busy week").
 """
 
 from __future__ import annotations
@@ -151,20 +154,17 @@ def replay(
     if not trace:
         return result
     start = min(window.start_ms, min(wl.created_ms for wl in trace))
-    pod_stop = on_grid(POD_STOP_MS, grid_ms)
-    # Kueue requeues parked workloads one batch (1 s) after a release, so a preemptor
-    # meets its victim without them and, not borrowing, wins the freed quota. On a grid
-    # that cannot hold the batch they come back at the release itself, where a parked
-    # higher-priority head can hide the preemptor for a cycle and let the victim
-    # borrow again (test_reclaim_requeue).
-    batch = REQUEUE_BATCH_MS if REQUEUE_BATCH_MS % grid_ms == 0 else 0
     sim = Simulation(
         objects,
         start_ms=start,
         record_events=False,
         write_status=False,
-        pod_stop_ms=pod_stop,
-        requeue_batch_ms=batch,
+        pod_stop_ms=POD_STOP_MS,
+        # Kueue requeues parked workloads one batch after a release, so a preemptor
+        # meets its victim without them and, not borrowing, wins the freed quota;
+        # back at the release itself, a parked higher-priority head can hide the
+        # preemptor for a cycle and let the victim borrow again (test_reclaim_requeue).
+        requeue_batch_ms=REQUEUE_BATCH_MS,
         # Victims return after the heads that waited for them (Kueue's extra write);
         # measured against the real Kueue with fair sharing off only, so only there.
         victim_return_ms=0 if _fair_sharing(objects) else NEXT_INSTANT_MS,
