@@ -191,6 +191,22 @@ def pod_count(workload: dict) -> int:
     return sum(int(p.get("count", 1)) for p in spec(workload).get("podSets") or ())
 
 
+def node_selector(workload: dict) -> dict[str, str] | None:
+    """The nodeSelector its pods ask for, over all podSets ({}: none).
+
+    None when a podSet also requires node affinity, which a selector cannot say:
+    the flavors it could use are then unknown.
+    """
+    selector: dict[str, str] = {}
+    for pod_set in spec(workload).get("podSets") or ():
+        pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+        affinity = (pod_spec.get("affinity") or {}).get("nodeAffinity") or {}
+        if affinity.get("requiredDuringSchedulingIgnoredDuringExecution"):
+            return None
+        selector.update(pod_spec.get("nodeSelector") or {})
+    return selector
+
+
 def pod_set_assignments(workload: dict) -> list[dict]:
     """Kueue's admission, one entry per podSet (empty while no quota is reserved)."""
     return list((status(workload).get("admission") or {}).get("podSetAssignments") or ())

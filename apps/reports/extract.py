@@ -37,6 +37,7 @@ class WorkloadFacts:
     pod_count: int = 1
     gpus: int = 0
     gpu_resources: dict[str, int] = field(default_factory=dict)
+    node_selector: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def workload_facts(obj: dict) -> WorkloadFacts:
         pod_count=o.pod_count(obj),
         gpus=sum(resources.values()),
         gpu_resources=resources,
+        node_selector=o.node_selector(obj),
     )
 
 

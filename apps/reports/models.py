@@ -34,6 +34,10 @@ class WorkloadRecord(models.Model):
     pod_count = models.PositiveIntegerField(default=1)
     gpus = models.PositiveIntegerField(default=0)
     gpus_by_flavor = models.JSONField(default=dict, blank=True)
+    # The pods' own nodeSelector ({}: none): which flavors the workload could have
+    # used, not just the one it got. Null: not known (recorded before this field,
+    # or the pods require node affinity).
+    node_selector = models.JSONField(null=True, blank=True)
     size_class = models.CharField(max_length=12, choices=SizeClass.choices, default=SizeClass.NONE)
     created_at = models.DateTimeField(db_index=True)
     first_admitted_at = models.DateTimeField(null=True, blank=True)

@@ -90,9 +90,13 @@ def _pod_set(record, flavors: dict[str, FlavorInfo]) -> PodSetSpec | None:
     flavor = next(iter(record.gpus_by_flavor or {}), None)
     info = flavors.get(flavor) if flavor else None
     resource = info.resource if info else "nvidia.com/gpu"
-    # Pinned to the flavor it got: the record does not say whether the job could
-    # have run elsewhere, and pinning reproduces the recorded week best.
-    selector = dict(info.node_labels) if info else {}
+    # The pods' own selector lets flavor assignment choose as Kueue did: a job with
+    # none that got a100 may have reclaimed h100 on the way (docs/benchmarks.md, "A
+    # generated busy week"). Not recorded: pinned to the flavor it got.
+    if record.node_selector is not None:
+        selector = dict(record.node_selector)
+    else:
+        selector = dict(info.node_labels) if info else {}
     return PodSetSpec(
         count=pods, requests={resource: max(1, record.gpus // pods)}, node_selector=selector
     )

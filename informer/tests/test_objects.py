@@ -135,3 +135,16 @@ def test_bad_or_missing_times_are_none():
     assert o.parse_time("") is None and o.parse_time(None) is None
     assert o.parse_time("yesterday") is None
     assert o.parse_time("2026-11-16T08:00:00.5Z") == datetime(2026, 11, 16, 8, 0, 0, 500000, UTC)
+
+
+def test_it_reads_the_pods_node_selector_and_gives_up_on_required_affinity():
+    obj = workload()
+    assert o.node_selector(obj) == {}
+    pod_spec = obj["spec"]["podSets"][0]["template"]["spec"]
+    pod_spec["nodeSelector"] = {"gpu.nvidia.com/class": "h100"}
+    assert o.node_selector(obj) == {"gpu.nvidia.com/class": "h100"}
+    required = {"nodeSelectorTerms": [{"matchExpressions": []}]}
+    pod_spec["affinity"] = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}
+    }
+    assert o.node_selector(obj) is None

@@ -67,6 +67,7 @@ def _upsert_record(facts: extract.WorkloadFacts, obj: dict, teams: dict[str, int
         "priority_class": facts.priority_class,
         "pod_count": facts.pod_count,
         "gpus": facts.gpus,
+        "node_selector": facts.node_selector,
         "size_class": extract.size_class(facts.gpus),
         "created_at": facts.created_at,
     }
