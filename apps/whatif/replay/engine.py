@@ -10,7 +10,8 @@ come back one requeue batch (1 s) after a release. Only arrivals and run times s
 on the grid: the controller's own one-second delays stay exact on any grid,
 because rounding them up to 30 s held a victim's quota, or a parked queue, for
 30 s where Kueue takes one, and under fair sharing that moved every later
-decision of the week (docs/benchmarks.md, "A generated busy week").
+decision of the week (docs/benchmarks.md, "A generated busy week"). For the same
+reason a workload arrives after its instant's own events have been scheduled.
 """
 
 from __future__ import annotations
@@ -172,10 +173,26 @@ def replay(
     ledger = _Ledger(trace, result, grid_ms)
     sim.cluster.history = ledger
     with cyclic_gc_paused():
-        sim.add_arrivals(arrivals(trace, grid_ms))
+        _arrive_after_each_instant(sim, arrivals(trace, grid_ms), window.end_ms)
         sim.run(until_ms=window.end_ms)
     ledger.close(window.end_ms)
     return result
+
+
+def _arrive_after_each_instant(sim: Simulation, timed: list[tuple[int, dict]], end_ms: int) -> None:
+    """Submit each arrival once its instant's own events have settled, then settle it alone.
+
+    The live controller works so: it steps the engine to a job's arrival time (the
+    completions and releases of that instant admit first), then creates the job's
+    Workload and schedules again, one job at a time. Arriving inside the instant
+    instead let a new notebook compete with a victim returning at that very instant.
+    """
+    for at_ms, obj in timed:
+        if at_ms > end_ms:
+            break
+        sim.run(until_ms=at_ms)
+        sim.add_workload(obj)
+        sim.run(until_ms=at_ms)
 
 
 def _fair_sharing(objects: list[dict]) -> bool:
