@@ -60,6 +60,16 @@ USES: tuple[Use, ...] = (
         Use("apps.queues.reconcile.incremental", KUEUE, kind, ("get",), "fast path after a commit")
         for kind in _QUEUE_KINDS
     ),
+    *(
+        Use(
+            "apps.queues.reconcile.apply",
+            KUEUE,
+            kind,
+            ("get",),
+            "re-read a queue after a 409 (Kueue writes its status)",
+        )
+        for kind in _QUEUE_KINDS
+    ),
     Use(
         "apps.queues.reconcile.apply",
         "",

@@ -15,11 +15,15 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from apps.queues import kueue
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.observe import ref
 from core.kube import KubeClient, KubeError
 
 CONFLICT_RETRIES = 3  # re-reads after a 409 within one run; the next run re-reads anyway
+# The kinds Kueue writes too (their status), so a 409 is routine for them; any other
+# kind's 409 waits for the next run, and the role grants no get for it.
+RETRIED_KINDS = (kueue.CLUSTER_QUEUE, kueue.LOCAL_QUEUE)
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def _patch(client: KubeClient, target, action: p.Action, version: str) -> Outcom
                 action, result=client.patch(target, action.name, action.patch, action.namespace)
             )
         except KubeError as exc:
-            if exc.code != 409 or action.verb != p.UPDATE or action.desired is None:
+            if exc.code != 409 or action.kind not in RETRIED_KINDS or action.desired is None:
                 raise
             if attempt >= CONFLICT_RETRIES:
                 raise
