@@ -312,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
         help="with --jitter-ms: runs seeds 1..N and reports the mean",
     )
     args = parser.parse_args(argv)
+    if args.jitter_ms < 0:
+        parser.error("--jitter-ms must be 0 or more")
+    if args.seeds < 1:
+        parser.error("--seeds must be at least 1")
     config = LARGE_SCALE if args.large_scale else BASELINE
     latency, pod_stop_ms = LATENCIES[args.latency]
     seeds = range(1, max(1, args.seeds) + 1) if args.jitter_ms else [1]
