@@ -24,6 +24,13 @@ from .state import Cluster, build_quota_tree, load_specs
 ARRIVAL_ANNOTATION = "simcluster/arrival"
 MAX_CYCLES_PER_INSTANT = 1_000_000
 _ARRIVE, _FINISH, _STOPPED, _REQUEUE, _CYCLE, _RETURN = 0, 1, 2, 3, 4, 5
+_ORDERED = frozenset({_REQUEUE, _STOPPED})
+"""A requeue batch and pods stopping that fall due in the same instant happen in the
+order they were armed, each followed by its own cycles. The batch is armed by a
+release and an eviction comes from a cycle after it, so on a cluster the batch
+fires first; handled together, the parked head it brings back hides the preemptor
+in the very cycle its victim's quota comes free, the victim borrows that quota
+again and is preempted again, every second (test_preemption_requeue)."""
 NEXT_INSTANT_MS = 1
 """The smallest step of virtual time: what a scheduling instant defers lands here."""
 REQUEUE_BATCH_MS = 1_000
@@ -136,9 +143,13 @@ class Simulation:
             if until_ms is not None and at > until_ms:
                 break
             self.cluster.now_ms = at
+            unsettled = None
             while self._events and self._events[0][0] == at:
                 _, _, kind, payload = heapq.heappop(self._events)
+                if kind in _ORDERED and unsettled not in (None, kind):
+                    self._settle()
                 self._handle(kind, payload)
+                unsettled = kind if kind in _ORDERED else unsettled
             self._settle()
         if until_ms is not None and until_ms > self.cluster.now_ms:
             self.cluster.now_ms = until_ms

@@ -172,3 +172,77 @@ def test_a_workload_resubmitted_during_an_instant_arrives_at_the_next(cycles):
     assert condition(wls["new"], "Admitted")["status"] == "True"
     assert "status" not in wls["victim"] or not wls["victim"]["status"].get("admission")
     assert cycles["n"] < 20
+
+
+def coinciding_scenario() -> str:
+    """As ``scenario``, with "new" arriving at +5 s just as "c-run", in a third queue of
+    the cohort, ends there (on a flavor a and b do not use): that release's requeue
+    batch falls due at +6 s, the very instant the victim's pods (evicted at +5 s,
+    1 s to stop) are gone."""
+    third_queue = """
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: spare}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: c}
+spec:
+  namespaceSelector: {}
+  cohortName: pool
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: spare, resources: [{name: cpu, nominalQuota: 1}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: main, namespace: c}
+spec: {clusterQueue: c}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: c-run
+  namespace: c
+  creationTimestamp: "2026-03-01T10:00:04Z"
+  annotations: {simcluster/duration: 5s}
+spec:
+  queueName: main
+  podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}}]
+"""
+    new = _workload("new", "a", 2, 10, 0, running=False).replace(
+        'creationTimestamp: "2026-03-01T10:00:00Z"', "annotations: {simcluster/arrival: 5s}"
+    )
+    docs = [
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: default}\n",
+        _queue("a", "Any"),
+        _queue("b", "Never"),
+        third_queue,
+        _workload("a-run", "a", 2, 10, 0, running=True),
+        _workload("b-run", "b", 4, 1, 0, running=True),
+        _workload("victim", "b", 2, 1, 1, running=True),
+        _workload("old", "a", 20, 10, 2, running=False),
+        new,
+    ]
+    return "---".join(docs)
+
+
+def test_a_requeue_batch_due_as_the_victims_pods_stop_does_not_hide_the_preemptor(cycles):
+    # Kueue arms the requeue batch when "c-run" releases its quota, and evicts the
+    # victim in a scheduling cycle after that: when both fall due in the same second,
+    # the batch fires first ("old", back, fails and is parked again) and the
+    # victim's pods stop after it, so "new" meets the freed quota with "old" parked
+    # and is admitted. Handled together, "old" hid "new" in the very cycle the
+    # victim's quota came free, the victim borrowed it again and "new" preempted it
+    # again, every second, for ever.
+    sim = build_simulation(coinciding_scenario(), pod_stop_ms=1000)
+    start = sim.cluster.now_ms
+    sim.run(until_ms=start + 60_000)
+    wls = by_name(sim)
+    admitted = condition(wls["new"], "Admitted")
+    assert admitted["status"] == "True"
+    assert parse_timestamp(admitted["lastTransitionTime"]) == start + 6000
+    assert sim.cluster.workloads["b/victim"].evictions == 1
+    assert condition(wls["victim"], "QuotaReserved")["status"] == "False"
+    assert condition(wls["old"], "QuotaReserved")["status"] == "False"
+    assert cycles["n"] < 200
