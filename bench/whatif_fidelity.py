@@ -83,11 +83,13 @@ def generate_week(
     from simcluster.controller import attach
     from simcluster.demo import seed_history
     from simcluster.server import SimServer
+    from simcluster.server.lifecycle import SeededIds
     from simcluster.server.operations import Cluster
     from simcluster.server.store import Store
 
     # A busy week writes more than the default history between two reads of it.
-    server = SimServer(cluster=Cluster(Store(history_size=HISTORY)))
+    # Seeded UIDs: Kueue breaks ties by UID, and a re-run should record the same week.
+    server = SimServer(cluster=Cluster(Store(history_size=HISTORY), ids=SeededIds(seed)))
     config = dict(FAIR_SHARING_CONFIG) if fair_sharing else None
     controller = attach(server, "virtual", start_ms=START_MS, run=False, kueue_config=config)
     store, stream, seen = server.cluster.store, [], [0]

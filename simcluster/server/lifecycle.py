@@ -7,6 +7,7 @@ them while holding the store lock.
 from __future__ import annotations
 
 import copy
+import random
 import secrets
 import uuid
 from datetime import UTC, datetime
@@ -33,9 +34,32 @@ def rfc3339(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def generated_name(prefix: str) -> str:
-    """``generateName`` + five random characters, like the real server."""
-    return prefix + "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+class RandomIds:
+    """UIDs and ``generateName`` suffixes drawn at random, as the real server draws them."""
+
+    def uid(self) -> str:
+        return str(uuid.uuid4())
+
+    def name_suffix(self) -> str:
+        return "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+
+
+class SeededIds(RandomIds):
+    """The same UIDs and suffixes in the same order on every run from one seed.
+
+    For benchmarks that build a history twice and compare: Kueue breaks ties by UID,
+    so random UIDs make two recordings of the same week differ. A long-lived server
+    keeps ``RandomIds``: a seed reused after a restart would hand out UIDs again.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def uid(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def name_suffix(self) -> str:
+        return "".join(self._rng.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
 
 
 def spec_content(obj: Obj) -> Obj:
@@ -43,13 +67,13 @@ def spec_content(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata", "status")}
 
 
-def stamp_new(obj: Obj, now: str) -> Obj:
+def stamp_new(obj: Obj, now: str, uid: str) -> Obj:
     """Fill the server-owned metadata of an object about to be created."""
     out = copy.deepcopy(obj)
     meta = out.setdefault("metadata", {})
     for field in (*SERVER_METADATA, "resourceVersion"):
         meta.pop(field, None)
-    meta["uid"] = str(uuid.uuid4())
+    meta["uid"] = uid
     meta["creationTimestamp"] = now
     meta["generation"] = 1
     return out

@@ -46,9 +46,15 @@ def _utcnow() -> datetime:
 class Cluster(DeletionMixin):
     """API semantics on top of a ``Store`` (see module docstring)."""
 
-    def __init__(self, store: Store | None = None, clock: Clock = _utcnow) -> None:
+    def __init__(
+        self,
+        store: Store | None = None,
+        clock: Clock = _utcnow,
+        ids: lifecycle.RandomIds | None = None,
+    ) -> None:
         self.store = store or Store()
         self.clock = clock
+        self.ids = ids or lifecycle.RandomIds()
 
     def now(self) -> str:
         return lifecycle.rfc3339(self.clock())
@@ -102,7 +108,7 @@ class Cluster(DeletionMixin):
         if rtype.namespaced:
             meta["namespace"] = target.namespace
         if not meta.get("name") and meta.get("generateName"):
-            meta["name"] = lifecycle.generated_name(meta["generateName"])
+            meta["name"] = meta["generateName"] + self.ids.name_suffix()
         if not meta.get("name"):
             raise errors.invalid(
                 rtype,
@@ -134,7 +140,7 @@ class Cluster(DeletionMixin):
             is not None
         ):
             raise errors.already_exists(rtype, name)
-        obj = lifecycle.stamp_new(obj, self.now())
+        obj = lifecycle.stamp_new(obj, self.now(), self.ids.uid())
         if rtype is NAMESPACES:
             obj.setdefault("status", {})["phase"] = "Active"
         if rtype is PODS:
