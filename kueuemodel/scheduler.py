@@ -206,7 +206,9 @@ def order_entries(cluster: Cluster, entries: list[Entry]) -> list[Entry]:
 
 
 def _tournament_key(entry: Entry, node: QuotaNode) -> tuple:
-    usage = entry.assignment.usage or {}
+    # A head that needs preemption but has no victims is ranked with its request,
+    # as Kueue ranks it (its assignment keeps the usage of the flavor it would take).
+    usage = entry.assignment.usage or entry.assignment.reserve or {}
     return (
         entry.assignment.borrowing,
         fairsharing.share(node, usage),
