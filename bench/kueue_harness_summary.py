@@ -13,6 +13,7 @@ import argparse
 import re
 import sys
 import tarfile
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.kueue_baseline import BASELINE, KUEUE_WALL_S, LATENCIES, run  # noqa: E402
 
 CLASSES = ("large", "medium", "small")
+REASON = re.compile(r'"reason": "([^"]+)"')
 SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)")
 
 
@@ -79,6 +81,26 @@ def last_scrape(run_dir: Path) -> dict[str, float]:
     return totals
 
 
+def event_reasons(run_dir: Path) -> Counter[str]:
+    """Kueue's Workload events by reason, from minimalkueue's log (level 2).
+
+    "QuotaReserved"/"Admitted" come with each admission write and "Preempted"
+    with each eviction patch; "Pending" with each head sent back to wait, whose
+    status is patched only if it changed (so it bounds those writes from above).
+    """
+    log = run_dir / "minimalkueue.err.log"
+    if not log.exists():
+        return Counter()
+    reasons: Counter[str] = Counter()
+    with log.open(errors="replace") as lines:
+        for line in lines:
+            if "\tevents\t" in line:
+                match = REASON.search(line)
+                if match:
+                    reasons[match[1]] += 1
+    return reasons
+
+
 def print_comparison(harness: dict[str, Any], model: dict[str, Any], bounds: dict) -> None:
     published = BASELINE.published
     rows = [
@@ -108,7 +130,9 @@ def _pct(value: float, reference: float) -> str:
     return f"{(value - reference) / reference * 100:+.0f}%"
 
 
-def print_details(harness: dict[str, Any], metrics: dict[str, float]) -> None:
+def print_details(
+    harness: dict[str, Any], metrics: dict[str, float], reasons: Counter[str]
+) -> None:
     print(
         f"minimalkueue cpu {harness['cpu_s']:.1f} s (user+sys) over {harness['wall_s']:.1f} s wall,"
         f" max RSS {harness['maxrss_mib']:.0f} MiB; dropped recorder events {harness['dropped_events']}"
@@ -118,6 +142,10 @@ def print_details(harness: dict[str, Any], metrics: dict[str, float]) -> None:
         print(
             f"  {cls:<6} {c['count']:>5} workloads, avg to finish {c['averageTimeToFinishMs'] / 1000:.1f} s,"
             f" evictions {c['totalEvictions']}"
+        )
+    if reasons:
+        print(
+            "Workload events by reason: " + ", ".join(f"{r} {n}" for r, n in reasons.most_common())
         )
     if not metrics:
         return
@@ -158,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         if path.exists():
             print(f"{name[:-4]}: {path.read_text().strip()}")
     print_comparison(harness, model, read_bounds(args.rangespec))
-    print_details(harness, last_scrape(args.run_dir))
+    print_details(harness, last_scrape(args.run_dir), event_reasons(args.run_dir))
     return 0
 
 
