@@ -12,7 +12,7 @@
 #   ${QM_REALCLUSTER_CACHE:-$HOME/.cache/quartermaster}/kueue-harness-<KUEUE>/
 # envtest's kube-apiserver and etcd are realcluster/build.sh's. The generator
 # config, CRDs and rangespec are read from the Kueue module in the Go module
-# cache; nothing is downloaded at run time. A baseline run takes ~6 minutes of
+# cache; nothing is downloaded at run time. A baseline run takes ~7 minutes of
 # both cores: do not start it while someone else is measuring.
 set -euo pipefail
 
