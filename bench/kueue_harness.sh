@@ -30,8 +30,13 @@ die() { log "ERROR: $*"; exit 1; }
 GENERATOR=""
 OUT=""
 while [[ $# -gt 0 ]]; do
+    [[ "$1" == --generator || "$1" == --out ]] && [[ -z "${2:-}" ]] && die "$1 needs a value"
     case "$1" in
-    --generator) GENERATOR="$(realpath "$2")"; shift 2 ;;
+    --generator)
+        [[ -f "$2" ]] || die "--generator: no such file: $2"
+        GENERATOR="$(realpath "$2")"
+        shift 2
+        ;;
     --out) OUT="$2"; shift 2 ;;
     *) die "unknown argument $1 (usage: $0 [--generator FILE] [--out DIR])" ;;
     esac

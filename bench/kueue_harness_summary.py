@@ -179,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path, help="the runner's output directory (--o)")
     parser.add_argument("--rangespec", type=Path, help="the scenario's rangespec.yaml")
     args = parser.parse_args(argv)
+    for needed in ("summary.yaml", "minimalkueue.stats.yaml"):
+        if not (args.run_dir / needed).is_file():
+            parser.error(f"run_dir: no {needed} in {args.run_dir} (not a finished runner output)")
+    if args.rangespec is not None and not args.rangespec.is_file():
+        parser.error(f"--rangespec: no such file: {args.rangespec}")
     harness = harness_figures(args.run_dir)
     model = run(BASELINE, *LATENCIES["kueue"])
     for name in ("load-before.txt", "load-after.txt", "runner-wall-s.txt"):
