@@ -14,18 +14,23 @@ from kueuemodel.scenario import build_simulation
 SCENARIOS = Path(__file__).parent / "scenarios"
 
 
-def admissions(text: str) -> dict[str, list[float]]:
-    """Job name -> the virtual times (s since the start) it was admitted at."""
+def transitions(text: str, wanted: str) -> dict[str, list[float]]:
+    """Job name -> the virtual times (s since the start) of its ``wanted``
+    transitions ("admit", "evict"), the scenario run to quiescence."""
     sim = build_simulation(text, record_events=False)
     start = sim.cluster.now_ms
     sim.cluster.history = []
     sim.run()
-    admitted: dict[str, list[float]] = {}
+    times: dict[str, list[float]] = {}
     for at_ms, kind, wl, _ in sim.cluster.history:
-        if kind == "admit":
+        if kind == wanted:
             job = wl.obj["metadata"]["ownerReferences"][0]["name"]
-            admitted.setdefault(job, []).append((at_ms - start) / 1000)
-    return admitted
+            times.setdefault(job, []).append((at_ms - start) / 1000)
+    return times
+
+
+def admissions(text: str) -> dict[str, list[float]]:
+    return transitions(text, "admit")
 
 
 def requeue_batch(strategy: str) -> str:
@@ -52,22 +57,8 @@ def test_it_admits_the_strict_fifo_head_as_soon_as_quota_is_released():
     assert admitted["urgent"] == [40.0]
 
 
-def evictions(text: str) -> dict[str, list[float]]:
-    """Job name -> the virtual times (s since the start) it was evicted at."""
-    sim = build_simulation(text, record_events=False, pod_stop_ms=1000)
-    start = sim.cluster.now_ms
-    sim.cluster.history = []
-    sim.run(until_ms=start + 30_000)
-    evicted: dict[str, list[float]] = {}
-    for at_ms, kind, wl, _ in sim.cluster.history:
-        if kind == "evict":
-            job = wl.obj["metadata"]["ownerReferences"][0]["name"]
-            evicted.setdefault(job, []).append((at_ms - start) / 1000)
-    return evicted
-
-
 def test_it_ranks_a_head_without_victims_by_its_request_under_fair_sharing():
     # Seed 10175: real Kueue preempted j00 for j03 0.04 s after j03 arrived; the
     # worked shares are in the scenario's header.
     text = (SCENARIOS / "kueue_diff_fair_rank_without_victims.yaml").read_text()
-    assert evictions(text) == {"j00": [6.0]}
+    assert transitions(text, "evict") == {"j00": [6.0]}
