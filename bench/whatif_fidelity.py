@@ -156,6 +156,19 @@ def _pct(part: float | None, whole: float | None) -> str:
     return f"{100 * part / whole:.0f} %"
 
 
+def evictions_in(final: list[dict]) -> tuple[int, int]:
+    """(evictions in the week, most of one workload), from each Workload's
+    ``status.schedulingStats.evictions`` counts, as Kueue keeps them."""
+    counts = [
+        sum(
+            e.get("count", 0)
+            for e in (w.get("status") or {}).get("schedulingStats", {}).get("evictions") or []
+        )
+        for w in final
+    ]
+    return sum(counts), max(counts, default=0)
+
+
 def report(label: str, rows: dict, workloads: int, seconds: float) -> None:
     print(f"\n{label}: {workloads} GPU workloads replayed in {seconds:.1f} s")
     print(
@@ -211,6 +224,8 @@ def main() -> None:
         f"{'on' if fair else 'off'}): {len(final)} Workloads, {len(stream)} watch events, "
         f"built in {time.perf_counter() - began:.1f} s; load average {os.getloadavg()[0]:.2f}"
     )
+    total, most = evictions_in(final)
+    print(f"{total} evictions in the week, at most {most} of one workload")
     start = datetime.fromtimestamp(START_MS / 1000, tz=UTC)
     end = datetime.fromtimestamp((START_MS + int(args.days * DAY_MS)) / 1000, tz=UTC)
     for label, events in (
