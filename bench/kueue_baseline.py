@@ -68,6 +68,9 @@ BASELINE = Config(
 RANGESPEC = {"usage": 50.0, "large": 23.0, "medium": 90.0, "small": 260.0}
 """The bounds of Kueue's baseline ``rangespec.yaml`` (usage at least, times at most),
 recalibrated with SchedulingEquivalenceHashing; the published averages are its comments."""
+PUBLISHED_WITHOUT_HASHING = {"usage": 58.7, "large": 6.666, "medium": 76.768, "small": 215.468}
+RANGESPEC_WITHOUT_HASHING = {"usage": 55.0, "large": 11.0, "medium": 90.0, "small": 260.0}
+"""The same file before hashing (as Kueue v0.17.0 ships it): the April 2024 runs."""
 KUEUE_WALL_S = 351.1
 """Kueue's harness: minimalkueue's average wall time on the baseline (rangespec.yaml)."""
 
@@ -116,15 +119,27 @@ def _cluster_queue(name: str, cohort: str) -> dict[str, Any]:
     }
 
 
-def arrivals(config: Config) -> list[tuple[int, dict[str, Any]]]:
-    """Each class emits one workload per interval, the first after one interval."""
+def arrivals(
+    config: Config, create_ms: int = 0, observed: dict[str, int] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """Each class emits one workload per interval, the first after one interval.
+
+    Kueue's runner creates a set's workloads one after another
+    (``generateWlSet``: ``<-time.After(interval)``, then a Create round trip), so
+    each creation that takes ``create_ms`` delays every later one of its set:
+    workload i exists at (i + 1) x (interval + create_ms). ``observed`` replaces
+    that with the arrival (ms after the start) of each "namespace/name" seen in a
+    harness run (``kueue_harness_summary``).
+    """
     trace = []
     for cohort in range(config.cohorts):
         for index in range(config.queues_per_cohort):
             namespace = f"cq-0-{index}-cohort-{cohort}"
             for set_index, cls in enumerate(config.classes):
                 for i in range(cls.count):
-                    at = START_MS + (i + 1) * cls.interval_ms
+                    at = START_MS + (i + 1) * (cls.interval_ms + create_ms)
+                    if observed is not None:
+                        at = START_MS + observed[f"{namespace}/{workload_name(cls, set_index, i)}"]
                     trace.append((at, _workload(namespace, cls, set_index, i, at)))
     return trace
 
@@ -150,6 +165,11 @@ def spread(
     return spread_trace
 
 
+def workload_name(cls: WorkloadClass, set_index: int, i: int) -> str:
+    """As Kueue's generator names them: ``<class>-<set>-<i>-0``."""
+    return f"{cls.name}-{set_index}-{i}-0"
+
+
 def _workload(
     namespace: str, cls: WorkloadClass, set_index: int, i: int, at: int
 ) -> dict[str, Any]:
@@ -157,7 +177,7 @@ def _workload(
     return {
         "kind": "Workload",
         "metadata": {
-            "name": f"{cls.name}-{set_index}-{i}-0",
+            "name": workload_name(cls, set_index, i),
             "namespace": namespace,
             "creationTimestamp": format_timestamp(at),
             "labels": {"class": cls.name, "arrival-ms": str(at)},
@@ -190,7 +210,18 @@ KUEUE_HARNESS = Latency(
 )
 HARNESS_POD_STOP_MS = 5
 """The runner ends an eviction (unsets the quota reservation) when it sees it (assumed)."""
+HARNESS_CREATE_MS = 15
+"""The runner's Create round trip, which delays each later workload of its set
+(assumed; 10-20 ms put both published baselines within 20 %, docs/benchmarks.md)."""
 LATENCIES = {"none": (Latency(), POD_STOP_MS), "kueue": (KUEUE_HARNESS, HARNESS_POD_STOP_MS)}
+CREATE_MS = {"none": 0, "kueue": HARNESS_CREATE_MS}
+
+
+def hashing_by_default(kueue_version: str) -> bool:
+    """Whether SchedulingEquivalenceHashing is on by default in ``kueue_version``:
+    Beta and off in v0.17, on from v0.18 (pkg/features/kube_features.go)."""
+    major, minor = (int(part) for part in kueue_version.lstrip("v").split(".")[:2])
+    return (major, minor) >= (0, 18)
 
 
 def run(
@@ -199,8 +230,11 @@ def run(
     pod_stop_ms: int = POD_STOP_MS,
     jitter_ms: int = 0,
     seed: int = 1,
+    equivalence_hashing: bool = True,
+    create_ms: int = 0,
+    observed: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    trace = spread(arrivals(config), jitter_ms, seed)
+    trace = spread(arrivals(config, create_ms, observed), jitter_ms, seed)
     began = time.perf_counter()
     sim = Simulation(
         cluster_objects(config),
@@ -208,6 +242,7 @@ def run(
         record_events=False,
         pod_stop_ms=pod_stop_ms,
         latency=latency or Latency(),
+        equivalence_hashing=equivalence_hashing,
     )
     sim.cluster.history = []
     sim.add_arrivals(trace)
@@ -219,19 +254,31 @@ def run(
 def summarise(sim: Simulation, config: Config) -> dict[str, Any]:
     """Kueue's recorder metrics: usage share of nominal and mean time to admission."""
     waits: dict[str, list[int]] = {}
+    large_by_index: dict[int, list[int]] = {}
     evictions = 0
     for wl in sim.cluster.workloads.values():
         cls = wl.obj["metadata"]["labels"]["class"]
-        waits.setdefault(cls, []).append(_admitted_seen(sim, wl) - _arrival(wl))
+        wait = _admitted_seen(sim, wl) - _arrival(wl)
+        waits.setdefault(cls, []).append(wait)
+        if cls == "large":
+            large_by_index.setdefault(arrival_index(wl.name), []).append(wait)
         evictions += wl.evictions
     usage = queue_usage(sim.cluster.history, START_MS, sim.cluster.now_ms)
     return {
         "avg_wait_s": {cls: sum(v) / len(v) / 1000 for cls, v in waits.items()},
+        "large_wait_by_index_s": {
+            i: sum(v) / len(v) / 1000 for i, v in sorted(large_by_index.items())
+        },
         "min_usage_pct": min(usage.values()) * 100 / 20,
         "avg_usage_pct": sum(usage.values()) / len(usage) * 100 / 20,
         "evictions": evictions,
         "virtual_s": (sim.cluster.now_ms - START_MS) / 1000,
     }
+
+
+def arrival_index(name: str) -> int:
+    """The i of a workload named ``<class>-<set>-<i>-0`` (as Kueue's generator names them)."""
+    return int(name.split("-")[2])
 
 
 def _admitted_seen(sim: Simulation, wl) -> int:
@@ -260,8 +307,12 @@ def queue_usage(history: list, start_ms: int, end_ms: int) -> dict[str, float]:
     return {cq: total / (end_ms - start_ms) for cq, total in used.items()}
 
 
-def report(config: Config, result: dict[str, Any], paced: bool = False) -> None:
-    published = config.published
+def report(
+    config: Config, result: dict[str, Any], paced: bool = False, hashing: bool = True
+) -> None:
+    published, bounds = config.published, RANGESPEC
+    if published and not hashing:
+        published, bounds = PUBLISHED_WITHOUT_HASHING, RANGESPEC_WITHOUT_HASHING
     print(
         f"workloads: {result['workloads']:.0f}, virtual time: {result['virtual_s']:.1f}s, evictions: {result['evictions']:g}"
     )
@@ -272,19 +323,31 @@ def report(config: Config, result: dict[str, Any], paced: bool = False) -> None:
     )
     print(
         f"ClusterQueue usage of nominal: min {result['min_usage_pct']:.1f}%, mean {result['avg_usage_pct']:.1f}%"
-        + (_versus(result["avg_usage_pct"], "usage", published, "%") if published else "")
+        + (_versus(result["avg_usage_pct"], "usage", published, bounds, "%") if published else "")
     )
     for cls in ("large", "medium", "small"):
         ours = result["avg_wait_s"][cls]
-        theirs = _versus(ours, cls, published, "s") if published else ""
+        theirs = _versus(ours, cls, published, bounds, "s") if published else ""
         print(f"avg time to admission {cls:>6}: {ours:8.2f}s{theirs}")
+    groups = by_tens(result["large_wait_by_index_s"])
+    print("large by arrival index, mean per ten:", " / ".join(f"{g:.1f}" for g in groups), "s")
 
 
-def _versus(ours: float, key: str, published: dict[str, float], unit: str) -> str:
+def by_tens(by_index: dict[int, float]) -> list[float]:
+    """Means over arrival indexes 0-9, 10-19, ... (each already a mean over queues)."""
+    groups: dict[int, list[float]] = {}
+    for index, value in by_index.items():
+        groups.setdefault(index // 10, []).append(value)
+    return [sum(v) / len(v) for _, v in sorted(groups.items())]
+
+
+def _versus(
+    ours: float, key: str, published: dict[str, float], bounds: dict[str, float], unit: str
+) -> str:
     diff = (ours - published[key]) / published[key] * 100
     return (
-        f" (Kueue published {published[key]}{unit}, {diff:+.0f}%;"
-        f" rangespec.yaml {'>=' if key == 'usage' else '<='} {RANGESPEC[key]:g}{unit})"
+        f" (Kueue published {published[key]:g}{unit}, {diff:+.0f}%;"
+        f" rangespec.yaml {'>=' if key == 'usage' else '<='} {bounds[key]:g}{unit})"
     )
 
 
@@ -306,6 +369,19 @@ def main(argv: list[str] | None = None) -> int:
         help="spread each arrival by 0..N ms, seeded (default 0: all queues at once)",
     )
     parser.add_argument(
+        "--equivalence-hashing",
+        choices=("on", "off"),
+        default="on",
+        help="Kueue's SchedulingEquivalenceHashing gate (on from v0.18, as when the large"
+        " figure was published; off in v0.17); only a paced replay depends on it",
+    )
+    parser.add_argument(
+        "--create-ms",
+        type=int,
+        help="the runner's Create round trip, which delays each later workload of its set"
+        f" (default: {HARNESS_CREATE_MS} with --latency kueue, else 0)",
+    )
+    parser.add_argument(
         "--seeds",
         type=int,
         default=1,
@@ -314,12 +390,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jitter_ms < 0:
         parser.error("--jitter-ms must be 0 or more")
+    if args.create_ms is None:
+        args.create_ms = CREATE_MS[args.latency]
+    if args.create_ms < 0:
+        parser.error("--create-ms must be 0 or more")
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
     config = LARGE_SCALE if args.large_scale else BASELINE
     latency, pod_stop_ms = LATENCIES[args.latency]
     seeds = range(1, max(1, args.seeds) + 1) if args.jitter_ms else [1]
-    results = [run(config, latency, pod_stop_ms, args.jitter_ms, seed) for seed in seeds]
+    hashing = args.equivalence_hashing == "on"
+    results = [
+        run(config, latency, pod_stop_ms, args.jitter_ms, seed, hashing, args.create_ms)
+        for seed in seeds
+    ]
     if len(results) > 1:
         for seed, result in zip(seeds, results, strict=True):
             waits = " / ".join(
@@ -330,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                 f" time to admission large / medium / small {waits} s, evictions {result['evictions']}"
             )
         print(f"mean of {len(results)} seeds:")
-    report(config, _mean(results), latency.paced)
+    report(config, _mean(results), latency.paced, hashing)
     return 0
 
 

@@ -104,7 +104,7 @@ end=$(date +%s.%N)
 uptime >"$OUT/load-after.txt"
 awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f\n", b - a }' >"$OUT/runner-wall-s.txt"
 
-SUMMARY_ARGS=("$OUT")
+SUMMARY_ARGS=("$OUT" --kueue-version "$KUEUE")
 RANGESPEC="$(dirname "$GENERATOR")/rangespec.yaml"
 [[ -f "$RANGESPEC" ]] && SUMMARY_ARGS+=(--rangespec "$RANGESPEC")
 "$REPO/.venv/bin/python" "$HERE/kueue_harness_summary.py" "${SUMMARY_ARGS[@]}"

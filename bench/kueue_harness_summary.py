@@ -4,12 +4,15 @@ Reads the runner's artifacts (summary.yaml, minimalkueue.stats.yaml, the last
 metrics scrape in metricsDump.tgz) and prints them next to Kueue's published
 baseline averages and our replay (``bench/kueue_baseline.py --latency kueue``,
 re-run here; deterministic, ~2 s). Run:
-``.venv/bin/python bench/kueue_harness_summary.py RUN_DIR [--rangespec FILE]``.
+``.venv/bin/python bench/kueue_harness_summary.py RUN_DIR [--rangespec FILE]
+[--kueue-version vX.Y.Z]``. The replay turns SchedulingEquivalenceHashing on or off
+as that Kueue version does by default (off in v0.17, the version built here).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import re
 import sys
 import tarfile
@@ -22,7 +25,17 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.kueue_baseline import BASELINE, KUEUE_WALL_S, LATENCIES, run  # noqa: E402
+from bench.kueue_baseline import (  # noqa: E402
+    BASELINE,
+    HARNESS_CREATE_MS,
+    KUEUE_WALL_S,
+    LATENCIES,
+    PUBLISHED_WITHOUT_HASHING,
+    arrival_index,
+    by_tens,
+    hashing_by_default,
+    run,
+)
 
 CLASSES = ("large", "medium", "small")
 REASON = re.compile(r'"reason": "([^"]+)"')
@@ -48,6 +61,59 @@ def harness_figures(run_dir: Path) -> dict[str, Any]:
         "cpu_s": (stats["userMs"] + stats["sysMs"]) / 1000,
         "maxrss_mib": stats["maxrss"] / 1024,
     }
+
+
+def large_wait_by_index(run_dir: Path) -> dict[int, float]:
+    """Larges' mean time to admission per arrival index, from the runner's wlStates.csv."""
+    path = run_dir / "wlStates.csv"
+    if not path.exists():
+        return {}
+    waits: dict[int, list[int]] = {}
+    with path.open(newline="") as rows:
+        for row in csv.DictReader(rows):
+            if row["class name"] == "large":
+                waits.setdefault(arrival_index(row["name"]), []).append(int(row["ms to admitted"]))
+    return {i: sum(v) / len(v) / 1000 for i, v in sorted(waits.items())}
+
+
+CREATE_EVENT = re.compile(r'"workload": \{"name":"([^"]+)","namespace":"([^"]+)"\}')
+
+
+def observed_arrivals(run_dir: Path) -> dict[str, int]:
+    """When minimalkueue saw each workload created, in ms after generation began.
+
+    Generation begins one small interval (100 ms) before the first creation seen.
+    From minimalkueue's level-2 log ("Workload create event"); empty without it.
+    """
+    log = run_dir / "minimalkueue.err.log"
+    if not log.exists():
+        return {}
+    seen: dict[str, datetime] = {}
+    with log.open(errors="replace") as lines:
+        for line in lines:
+            if "\tWorkload create event\t" not in line:
+                continue
+            match = CREATE_EVENT.search(line)
+            if match:
+                seen[f"{match[2]}/{match[1]}"] = _instant(line.split("\t", 1)[0])
+    if not seen:
+        return {}
+    start = min(seen.values()).timestamp() - BASELINE.classes[0].interval_ms / 1000
+    return {key: round((at.timestamp() - start) * 1000) for key, at in seen.items()}
+
+
+def arrival_drift(observed: dict[str, int]) -> dict[str, float]:
+    """Per class, how much longer than its interval a workload set took per workload (ms)."""
+    drift = {}
+    for cls in BASELINE.classes:
+        last = [
+            at
+            for key, at in observed.items()
+            if f"/{cls.name}-" in key and arrival_index(key.split("/")[1]) == cls.count - 1
+        ]
+        if last:
+            drift[cls.name] = sum(last) / len(last) / cls.count - cls.interval_ms
+    return drift
 
 
 def _instant(value: datetime | str) -> datetime:
@@ -101,8 +167,9 @@ def event_reasons(run_dir: Path) -> Counter[str]:
     return reasons
 
 
-def print_comparison(harness: dict[str, Any], model: dict[str, Any], bounds: dict) -> None:
-    published = BASELINE.published
+def print_comparison(
+    harness: dict[str, Any], model: dict[str, Any], bounds: dict, published: dict[str, float]
+) -> None:
     rows = [
         ("ClusterQueue usage", "usage", "%", harness["usage_pct"]["cq"], model["avg_usage_pct"])
     ]
@@ -178,19 +245,54 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir", type=Path, help="the runner's output directory (--o)")
     parser.add_argument("--rangespec", type=Path, help="the scenario's rangespec.yaml")
+    parser.add_argument(
+        "--kueue-version",
+        default="v0.17.0",
+        help="the Kueue the harness was built from (sets the replay's equivalence hashing)",
+    )
     args = parser.parse_args(argv)
     for needed in ("summary.yaml", "minimalkueue.stats.yaml"):
         if not (args.run_dir / needed).is_file():
             parser.error(f"run_dir: no {needed} in {args.run_dir} (not a finished runner output)")
     if args.rangespec is not None and not args.rangespec.is_file():
         parser.error(f"--rangespec: no such file: {args.rangespec}")
+    try:
+        hashing = hashing_by_default(args.kueue_version)
+    except ValueError:
+        parser.error(f"--kueue-version: not a version like v0.17.0: {args.kueue_version}")
     harness = harness_figures(args.run_dir)
-    model = run(BASELINE, *LATENCIES["kueue"])
+    model = run(
+        BASELINE, *LATENCIES["kueue"], equivalence_hashing=hashing, create_ms=HARNESS_CREATE_MS
+    )
+    observed = observed_arrivals(args.run_dir)
     for name in ("load-before.txt", "load-after.txt", "runner-wall-s.txt"):
         path = args.run_dir / name
         if path.exists():
             print(f"{name[:-4]}: {path.read_text().strip()}")
-    print_comparison(harness, model, read_bounds(args.rangespec))
+    published = BASELINE.published if hashing else PUBLISHED_WITHOUT_HASHING
+    print_comparison(harness, model, read_bounds(args.rangespec), published)
+    print(f"replay: equivalence hashing {'on' if hashing else 'off'} (Kueue {args.kueue_version})")
+    profiles = [
+        ("harness", large_wait_by_index(args.run_dir)),
+        ("replay", model["large_wait_by_index_s"]),
+    ]
+    if observed:
+        drift = arrival_drift(observed)
+        print(
+            "the runner's arrivals ran late by "
+            + ", ".join(f"{cls} {ms:+.0f} ms" for cls, ms in drift.items())
+            + " per workload (time.After(interval), then a Create round trip);"
+            " the replay of the harness's own arrivals:"
+        )
+        replayed = run(
+            BASELINE, *LATENCIES["kueue"], equivalence_hashing=hashing, observed=observed
+        )
+        print_comparison(harness, replayed, read_bounds(args.rangespec), published)
+        profiles.append(("replay of its arrivals", replayed["large_wait_by_index_s"]))
+    for who, profile in profiles:
+        if profile:
+            tens = " / ".join(f"{g:.1f}" for g in by_tens(profile))
+            print(f"large by arrival index, mean per ten ({who}): {tens} s")
     print_details(harness, last_scrape(args.run_dir), event_reasons(args.run_dir))
     return 0
 

@@ -17,7 +17,8 @@ Running a simulation
   ``add_workload(obj, at_ms=None)``, ``add_arrivals(trace)``, ``delete_workload(ns, name)``,
   ``run(until_ms=None)``, ``workloads()``. ``latency=Latency(…)`` opts into Kueue's own
   delays (scheduling cycles, rate-limited API writes, finish detection); the default has
-  none, so decisions take effect at once. ``sim.cluster.events`` holds Kubernetes Event
+  none, so decisions take effect at once. ``equivalence_hashing=False`` parks one
+  inadmissible head per cycle as Kueue v0.17 does (it changes only a paced run's timing). ``sim.cluster.events`` holds Kubernetes Event
   dicts, ``sim.cluster.now_ms`` the virtual clock, ``sim.cluster.status_writer`` the
   ``StatusWriter`` that records decisions. ``NEXT_INSTANT_MS`` is the smallest delay.
 

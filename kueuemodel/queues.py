@@ -4,8 +4,11 @@ Workloads are kept in buckets of identical *shape* (requests, selectors,
 priority): within one tree state, same-shaped workloads get the same answer
 from flavor assignment and preemption. BestEffortFIFO therefore parks a whole
 bucket when its head is found inadmissible, and a quota release in the cohort
-tree unparks every bucket. Kueue parks one head per cycle; the result is the
-same, but a release no longer costs a cycle per pending workload.
+tree unparks every bucket. That is Kueue's SchedulingEquivalenceHashing (Beta,
+off by default in v0.17, on from v0.18). Without it Kueue parks one head per
+cycle: a simulation reaches the same state, only later, so the engine hashes by
+default and a paced run (``latency.Latency``) can turn hashing off to spend a
+cycle per parked workload as Kueue v0.17 does.
 StrictFIFO never parks: its head stays head and blocks the queue.
 """
 
@@ -59,10 +62,11 @@ class _Bucket:
 class PendingQueue:
     """Buckets of same-shaped workloads plus a heap over the active buckets' heads."""
 
-    __slots__ = ("_cq", "_buckets", "_top", "_where")
+    __slots__ = ("_cq", "_hashing", "_buckets", "_top", "_where")
 
-    def __init__(self, cq: ClusterQueue) -> None:
+    def __init__(self, cq: ClusterQueue, equivalence_hashing: bool = True) -> None:
         self._cq = cq
+        self._hashing = equivalence_hashing
         self._buckets: dict[tuple, _Bucket] = {}
         self._top: list[tuple[tuple[int, int, str], int, int, _Bucket]] = []
         self._where: dict[str, tuple[_Bucket, int]] = {}
@@ -77,6 +81,8 @@ class PendingQueue:
         """Queue ``wl``; return its bucket's parked (reason, message) if parked."""
         self.remove(wl)
         shape = shape_of(wl, self._cq)
+        if not self._hashing and not isinstance(shape, tuple):
+            shape = (shape, wl.created_ms, wl.uid)  # a bucket of its own
         bucket = self._buckets.get(shape)
         if bucket is None:
             bucket = self._buckets[shape] = _Bucket()

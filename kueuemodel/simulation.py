@@ -55,6 +55,7 @@ class Simulation:
         requeue_batch_ms: int = REQUEUE_BATCH_MS,
         latency: Latency = NO_LATENCY,
         victim_return_ms: int = 0,
+        equivalence_hashing: bool = True,
     ):
         """``pod_stop_ms``: how long an evicted workload's pods take to stop; its
         quota is released that much later (never within the instant of eviction).
@@ -65,6 +66,10 @@ class Simulation:
         is back in its queue (0: at once). Kueue frees the quota when it sees the
         victim's QuotaReserved=False and queues it again only after a further write
         (Requeued=True), so the preemptor, already queued, meets the freed quota first.
+        ``equivalence_hashing``: Kueue's SchedulingEquivalenceHashing gate (off in
+        v0.17, on from v0.18): a head found inadmissible parks every queued workload
+        of its shape, not only itself. Only the timing of a paced run depends on it
+        (``queues``); the engine keeps it on for speed.
         ``write_status=False`` leaves Workload status alone (only the transition
         log, ``cluster.history``, tells what happened)."""
         writer = status.StatusWriter() if write_status else status.SilentStatusWriter()
@@ -94,7 +99,8 @@ class Simulation:
         if latency.paced:
             self.cluster.writes = []
         self.cluster.queues = {
-            name: PendingQueue(cq) for name, cq in self.cluster.cluster_queues.items()
+            name: PendingQueue(cq, equivalence_hashing)
+            for name, cq in self.cluster.cluster_queues.items()
         }
         for obj in workload_like:
             self._accept(obj)

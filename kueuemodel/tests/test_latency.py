@@ -196,3 +196,26 @@ def test_an_unpaced_run_has_no_admission_writes():
     sim.run()
     assert sim.cluster.workloads["q/a"].admission is not None
     assert sim.admission_landed_ms == {}
+
+
+@pytest.mark.parametrize("hashing, small_admitted_at", [(True, 10), (False, 20)])
+def test_equivalence_hashing_parks_a_whole_shape_in_one_cycle(hashing, small_admitted_at):
+    # q has 2 cpu. big1 and big2 (3 cpu, priority 9, queued first) can never fit;
+    # small (1 cpu) can. A cycle takes 10 ms. With hashing the cycle at 0 finds
+    # big1 inadmissible and parks big2 with it, so small is head at 10. Without
+    # (Kueue v0.17's default) big2 is head at 10 and parked then, and small waits
+    # for the cycle at 20. Unpaced, both reach the same state at 0.
+    def arrivals() -> list[tuple[int, dict]]:
+        return [
+            (0, _workload("big1", "q", cpu=3, priority=9)),
+            (0, _workload("big2", "q", cpu=3, priority=9)),
+            (0, _workload("small", "q")),
+        ]
+
+    paced = _simulate(
+        [_queue("q", cpu=2)], arrivals(), latency=Latency(cycle_ms=10), equivalence_hashing=hashing
+    )
+    assert paced[("admit", "small")] == [small_admitted_at]
+    assert ("admit", "big1") not in paced and ("admit", "big2") not in paced
+    unpaced = _simulate([_queue("q", cpu=2)], arrivals(), equivalence_hashing=hashing)
+    assert unpaced[("admit", "small")] == [0]
