@@ -50,13 +50,14 @@ def shape_of(wl: Workload, cq: ClusterQueue) -> int | tuple:
 
 
 class _Bucket:
-    __slots__ = ("heap", "parked", "token", "reason")
+    __slots__ = ("heap", "parked", "token", "reason", "key")
 
-    def __init__(self) -> None:
+    def __init__(self, key: int | tuple) -> None:
         self.heap: list[_Entry] = []
         self.parked = False
         self.token = 0
         self.reason: tuple[str, str] | None = None
+        self.key = key
 
 
 class PendingQueue:
@@ -85,7 +86,7 @@ class PendingQueue:
             shape = (shape, wl.created_ms, wl.uid)  # a bucket of its own
         bucket = self._buckets.get(shape)
         if bucket is None:
-            bucket = self._buckets[shape] = _Bucket()
+            bucket = self._buckets[shape] = _Bucket(shape)
         entry = (wl.order_key(), next(_tokens), wl)
         self._where[wl.key] = (bucket, entry[1])
         heapq.heappush(bucket.heap, entry)
@@ -132,17 +133,29 @@ class PendingQueue:
 
     def remove(self, wl: Workload) -> None:
         found = self._where.pop(wl.key, None)
-        if found is not None and not found[0].parked:
-            self._announce(found[0])
+        if found is None:
+            return
+        bucket = found[0]
+        if bucket.parked:
+            return  # kept: the same workload queued again stays parked
+        if isinstance(bucket.key, tuple):
+            # A bucket of one workload, now empty: drop it, or a long run would
+            # keep one for every workload it ever queued.
+            del self._buckets[bucket.key]
+        else:
+            self._announce(bucket)
 
     def requeue_parked(self) -> bool:
         """Unpark every bucket; True if any was parked."""
         woke = False
-        for bucket in self._buckets.values():
+        for bucket in list(self._buckets.values()):
             if bucket.parked:
                 bucket.parked = False
-                self._announce(bucket)
                 woke = True
+                if isinstance(bucket.key, tuple) and self._peek(bucket) is None:
+                    del self._buckets[bucket.key]  # its workload left while parked
+                else:
+                    self._announce(bucket)
         return woke
 
     def is_parked(self, wl: Workload) -> bool:
