@@ -50,14 +50,15 @@ def shape_of(wl: Workload, cq: ClusterQueue) -> int | tuple:
 
 
 class _Bucket:
-    __slots__ = ("heap", "parked", "token", "reason", "key")
+    __slots__ = ("heap", "parked", "token", "reason", "key", "alone")
 
-    def __init__(self, key: int | tuple) -> None:
+    def __init__(self, key: int | tuple, alone: bool) -> None:
         self.heap: list[_Entry] = []
         self.parked = False
         self.token = 0
         self.reason: tuple[str, str] | None = None
         self.key = key
+        self.alone = alone  # one workload's own bucket, never shared
 
 
 class PendingQueue:
@@ -82,11 +83,12 @@ class PendingQueue:
         """Queue ``wl``; return its bucket's parked (reason, message) if parked."""
         self.remove(wl)
         shape = shape_of(wl, self._cq)
-        if not self._hashing and not isinstance(shape, tuple):
-            shape = (shape, wl.created_ms, wl.uid)  # a bucket of its own
+        alone = isinstance(shape, tuple)  # shape_of keys some workloads by themselves
+        if not self._hashing and not alone:
+            shape, alone = (shape, wl.created_ms, wl.uid), True
         bucket = self._buckets.get(shape)
         if bucket is None:
-            bucket = self._buckets[shape] = _Bucket(shape)
+            bucket = self._buckets[shape] = _Bucket(shape, alone)
         entry = (wl.order_key(), next(_tokens), wl)
         self._where[wl.key] = (bucket, entry[1])
         heapq.heappush(bucket.heap, entry)
@@ -125,6 +127,15 @@ class PendingQueue:
             self._announce(bucket)
         return None
 
+    def twins_of_head(self) -> list[Workload]:
+        """The other pending workloads in the head's bucket (call right after ``head()``)."""
+        bucket, head = self._top[0][3], self._top[0][0]
+        return [
+            e[2]
+            for e in bucket.heap
+            if e[0] != head and self._where.get(e[2].key) == (bucket, e[1])
+        ]
+
     def park_head(self, reason: str, message: str) -> None:
         """Park the head's whole bucket (call right after ``head()``)."""
         bucket = self._top[0][3]
@@ -138,7 +149,7 @@ class PendingQueue:
         bucket = found[0]
         if bucket.parked:
             return  # kept: the same workload queued again stays parked
-        if isinstance(bucket.key, tuple):
+        if bucket.alone:
             # A bucket of one workload, now empty: drop it, or a long run would
             # keep one for every workload it ever queued.
             del self._buckets[bucket.key]
@@ -152,7 +163,7 @@ class PendingQueue:
             if bucket.parked:
                 bucket.parked = False
                 woke = True
-                if isinstance(bucket.key, tuple) and self._peek(bucket) is None:
+                if bucket.alone and self._peek(bucket) is None:
                     del self._buckets[bucket.key]  # its workload left while parked
                 else:
                     self._announce(bucket)

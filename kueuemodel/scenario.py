@@ -32,12 +32,21 @@ def load_objects(yaml_text: str) -> list[dict[str, Any]]:
 
 
 def build_simulation(
-    yaml_text: str, *, record_events: bool = True, pod_stop_ms: int = NEXT_INSTANT_MS
+    yaml_text: str,
+    *,
+    record_events: bool = True,
+    pod_stop_ms: int = NEXT_INSTANT_MS,
+    equivalence_hashing: bool = True,
 ) -> Simulation:
     """A simulation at the scenario's start, with delayed arrivals scheduled."""
     objects = load_objects(yaml_text)
     now_objects = [o for o in objects if arrival_offset(o) is None]
-    sim = Simulation(now_objects, record_events=record_events, pod_stop_ms=pod_stop_ms)
+    sim = Simulation(
+        now_objects,
+        record_events=record_events,
+        pod_stop_ms=pod_stop_ms,
+        equivalence_hashing=equivalence_hashing,
+    )
     start = sim.cluster.now_ms
     trace = [(start + arrival_offset(o), o) for o in objects if arrival_offset(o) is not None]
     sim.add_arrivals(trace)

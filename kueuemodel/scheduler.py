@@ -25,7 +25,7 @@ from .flavors import (
 )
 from .latency import PENDING
 from .preemption import Target, classic_targets, may_find_victims, victim_priority_bound
-from .queues import shape_of
+from .queues import PendingQueue, shape_of
 from .quota import QuotaNode, add_usage, available, fits, remove_usage
 from .state import Cluster
 
@@ -97,8 +97,21 @@ def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> 
             return wl
         failed = known[1]
         cluster.status_writer.pending(wl, failed.reason, failed.message, cluster.now_ms)
-        queue.park_head(failed.reason, failed.message)
+        _park_head(cluster, queue, failed.reason, failed.message)
     return wl
+
+
+def _park_head(cluster: Cluster, queue: PendingQueue, reason: str, message: status.Text) -> None:
+    """Park the head's bucket; unpaced, its twins get the head's pending status too.
+
+    Kueue v0.17 (no equivalence hashing) evaluates each twin in the next cycles of
+    the same instant and writes the same answer; with hashing (v0.18, which a paced
+    run may model) the twins are moved without a status patch.
+    """
+    if cluster.writes is None and cluster.status_writer.writes:
+        for twin in queue.twins_of_head():
+            cluster.status_writer.pending(twin, reason, message, cluster.now_ms)
+    queue.park_head(reason, message)
 
 
 def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo) -> Entry:
@@ -226,7 +239,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         if entry.cq.queueing_strategy == m.STRICT_FIFO:
             return False
         if queue.head() is wl:
-            queue.park_head(assignment.reason, assignment.message)
+            _park_head(cluster, queue, assignment.reason, assignment.message)
         return True
     if assignment.mode == PREEMPT:
         return _preempt(cluster, entry, cycle)

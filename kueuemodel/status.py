@@ -161,6 +161,9 @@ def mark_placement(wl: m.Workload, problem: str | None, now_ms: int) -> None:
 class StatusWriter:
     """Writes what the scheduler decides into each Workload's status (``wl.obj``)."""
 
+    writes = True
+    """False for a writer that drops everything, so callers can skip preparing writes."""
+
     def pending(self, wl: m.Workload, reason: str, message: Text, now_ms: int) -> None:
         """``message`` may be deferred (a function that makes it): only a writer makes it."""
         mark_pending(wl, reason, message() if callable(message) else message, now_ms)
@@ -195,6 +198,7 @@ class SilentStatusWriter(StatusWriter):
     def _write_nothing(self, *_args: object) -> None:
         pass
 
+    writes = False
     pending = admitted = evicted = released = finished = placement = _write_nothing
 
 

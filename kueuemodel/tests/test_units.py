@@ -13,7 +13,6 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kueuemodel import Simulation
 from kueuemodel.clock import format_timestamp, parse_duration, parse_timestamp
 from kueuemodel.quantity import (
     QuantityError,
@@ -223,68 +222,3 @@ def test_written_workload_status_matches_the_crd_schema():
     for wl in run_scenario(text):
         status = {k: v for k, v in wl["status"].items() if v is not None}
         jsonschema.validate(status, schema)
-
-
-def _one_queue(within: str, cpu: int) -> list[dict]:
-    quota = {"name": "cpu", "nominalQuota": cpu}
-    return [
-        {"kind": "ResourceFlavor", "metadata": {"name": "rf"}},
-        {
-            "kind": "ClusterQueue",
-            "metadata": {"name": "q"},
-            "spec": {
-                "namespaceSelector": {},
-                "resourceGroups": [
-                    {"coveredResources": ["cpu"], "flavors": [{"name": "rf", "resources": [quota]}]}
-                ],
-                "preemption": {"withinClusterQueue": within},
-            },
-        },
-        {
-            "kind": "LocalQueue",
-            "metadata": {"name": "q", "namespace": "q"},
-            "spec": {"clusterQueue": "q"},
-        },
-    ]
-
-
-def _job(name: str, cpu: int, seconds: int = 60) -> dict:
-    container = {"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}
-    return {
-        "kind": "Workload",
-        "metadata": {
-            "name": name,
-            "namespace": "q",
-            "annotations": {"simcluster/duration": f"{seconds}s"},
-        },
-        "spec": {
-            "queueName": "q",
-            "podSets": [
-                {"name": "main", "count": 1, "template": {"spec": {"containers": [container]}}}
-            ],
-        },
-    }
-
-
-@pytest.mark.parametrize(
-    ("within", "hashing"),
-    [("LowerOrNewerEqualPriority", True), ("LowerPriority", False), ("LowerPriority", True)],
-)
-def test_a_queue_keeps_no_bucket_for_workloads_that_left_it(within, hashing):
-    # 40 one-cpu jobs through a one-cpu queue, one after another; "big" can never
-    # fit and is deleted while parked. Where every workload has a bucket of its own
-    # (LowerOrNewerEqualPriority, or hashing off), none may outlive its workload;
-    # with shared shapes at most the two shapes' buckets remain.
-    sim = Simulation(
-        _one_queue(within, cpu=1), start_ms=0, record_events=False, equivalence_hashing=hashing
-    )
-    sim.add_arrivals([(0, _job("big", cpu=2))] + [(0, _job(f"j{i}", cpu=1)) for i in range(40)])
-    sim.run(30_000)
-    queue = sim.cluster.queues["q"]
-    assert queue.is_parked(sim.cluster.workloads["q/big"])
-    sim.delete_workload("q", "big")
-    sim.run()
-    assert all(wl.finished for wl in sim.cluster.workloads.values())
-    assert len(queue) == 0
-    own_buckets = within == "LowerOrNewerEqualPriority" or not hashing
-    assert len(queue._buckets) <= (0 if own_buckets else 2)
