@@ -215,6 +215,10 @@ HARNESS_CREATE_MS = 15
 (assumed; 10-20 ms put both published baselines within 20 %, docs/benchmarks.md)."""
 LATENCIES = {"none": (Latency(), POD_STOP_MS), "kueue": (KUEUE_HARNESS, HARNESS_POD_STOP_MS)}
 CREATE_MS = {"none": 0, "kueue": HARNESS_CREATE_MS}
+MAX_DELAY_MS = 10_000
+"""Bounds of --jitter-ms and --create-ms: beyond an interval of seconds the scenario is
+no longer Kueue's baseline."""
+MAX_SEEDS = 100
 
 
 def hashing_by_default(kueue_version: str) -> bool:
@@ -228,6 +232,7 @@ def run(
     config: Config,
     latency: Latency | None = None,
     pod_stop_ms: int = POD_STOP_MS,
+    *,
     jitter_ms: int = 0,
     seed: int = 1,
     equivalence_hashing: bool = True,
@@ -388,20 +393,28 @@ def main(argv: list[str] | None = None) -> int:
         help="with --jitter-ms: runs seeds 1..N and reports the mean",
     )
     args = parser.parse_args(argv)
-    if args.jitter_ms < 0:
-        parser.error("--jitter-ms must be 0 or more")
+    if not 0 <= args.jitter_ms <= MAX_DELAY_MS:
+        parser.error(f"--jitter-ms must be between 0 and {MAX_DELAY_MS}")
     if args.create_ms is None:
         args.create_ms = CREATE_MS[args.latency]
-    if args.create_ms < 0:
-        parser.error("--create-ms must be 0 or more")
-    if args.seeds < 1:
-        parser.error("--seeds must be at least 1")
+    if not 0 <= args.create_ms <= MAX_DELAY_MS:
+        parser.error(f"--create-ms must be between 0 and {MAX_DELAY_MS}")
+    if not 1 <= args.seeds <= MAX_SEEDS:
+        parser.error(f"--seeds must be between 1 and {MAX_SEEDS}")
     config = LARGE_SCALE if args.large_scale else BASELINE
     latency, pod_stop_ms = LATENCIES[args.latency]
     seeds = range(1, max(1, args.seeds) + 1) if args.jitter_ms else [1]
     hashing = args.equivalence_hashing == "on"
     results = [
-        run(config, latency, pod_stop_ms, args.jitter_ms, seed, hashing, args.create_ms)
+        run(
+            config,
+            latency,
+            pod_stop_ms,
+            jitter_ms=args.jitter_ms,
+            seed=seed,
+            equivalence_hashing=hashing,
+            create_ms=args.create_ms,
+        )
         for seed in seeds
     ]
     if len(results) > 1:

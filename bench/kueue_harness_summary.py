@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import re
+import statistics
 import sys
 import tarfile
 from collections import Counter
@@ -39,6 +40,8 @@ from bench.kueue_baseline import (  # noqa: E402
 
 CLASSES = ("large", "medium", "small")
 REASON = re.compile(r'"reason": "([^"]+)"')
+WORKLOAD = re.compile(r'"workload": \{"name":"([^"]+)","namespace":"([^"]+)"\}')
+STATUS_CHANGE = re.compile(r'"status": "([a-z]+)", "prevStatus": "([a-z]+)"')
 SAMPLE = re.compile(r"^(?P<name>[a-z_]+)(?:\{(?P<labels>[^}]*)\})? (?P<value>\S+)")
 
 
@@ -76,9 +79,6 @@ def large_wait_by_index(run_dir: Path) -> dict[int, float]:
     return {i: sum(v) / len(v) / 1000 for i, v in sorted(waits.items())}
 
 
-CREATE_EVENT = re.compile(r'"workload": \{"name":"([^"]+)","namespace":"([^"]+)"\}')
-
-
 def observed_arrivals(run_dir: Path) -> dict[str, int]:
     """When minimalkueue saw each workload created, in ms after generation began.
 
@@ -93,13 +93,50 @@ def observed_arrivals(run_dir: Path) -> dict[str, int]:
         for line in lines:
             if "\tWorkload create event\t" not in line:
                 continue
-            match = CREATE_EVENT.search(line)
-            if match:
-                seen[f"{match[2]}/{match[1]}"] = _instant(line.split("\t", 1)[0])
+            match = WORKLOAD.search(line)
+            at = _log_time(line)
+            if match and at:
+                seen[f"{match[2]}/{match[1]}"] = at
     if not seen:
         return {}
     start = min(seen.values()).timestamp() - BASELINE.classes[0].interval_ms / 1000
     return {key: round((at.timestamp() - start) * 1000) for key, at in seen.items()}
+
+
+def finish_delays(run_dir: Path) -> dict[str, tuple[float, float]]:
+    """Per class, how long after its run time minimalkueue saw a workload finish,
+    counted from when it saw the admission: (median, 90th percentile) in ms."""
+    log = run_dir / "minimalkueue.err.log"
+    if not log.exists():
+        return {}
+    admitted: dict[str, datetime] = {}
+    delays: dict[str, list[float]] = {}
+    runtime = {cls.name: cls.runtime_ms for cls in BASELINE.classes}
+    with log.open(errors="replace") as lines:
+        for line in lines:
+            if "\tWorkload update event\t" not in line:
+                continue
+            who, change, at = WORKLOAD.search(line), STATUS_CHANGE.search(line), _log_time(line)
+            if not (who and change and at):
+                continue
+            key, cls = f"{who[2]}/{who[1]}", who[1].split("-")[0]
+            if change[1] == "admitted":
+                admitted[key] = at
+            elif change[1] == "finished" and key in admitted and cls in runtime:
+                ran_ms = (at - admitted[key]).total_seconds() * 1000
+                delays.setdefault(cls, []).append(ran_ms - runtime[cls])
+    return {
+        cls: (statistics.median(v), statistics.quantiles(v, n=10)[-1])
+        for cls, v in delays.items()
+        if len(v) > 1
+    }
+
+
+def _log_time(line: str) -> datetime | None:
+    try:
+        return _instant(line.split("\t", 1)[0])
+    except ValueError:
+        return None  # not a log record's first line
 
 
 def arrival_drift(observed: dict[str, int]) -> dict[str, float]:
@@ -260,7 +297,13 @@ def main(argv: list[str] | None = None) -> int:
         hashing = hashing_by_default(args.kueue_version)
     except ValueError:
         parser.error(f"--kueue-version: not a version like v0.17.0: {args.kueue_version}")
-    harness = harness_figures(args.run_dir)
+    try:
+        harness = harness_figures(args.run_dir)
+        by_index = large_wait_by_index(args.run_dir)
+    except (KeyError, ValueError, TypeError, yaml.YAMLError) as error:
+        parser.error(
+            f"run_dir: the runner's files in {args.run_dir} are not as it writes them: {error!r}"
+        )
     model = run(
         BASELINE, *LATENCIES["kueue"], equivalence_hashing=hashing, create_ms=HARNESS_CREATE_MS
     )
@@ -281,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     print_comparison(harness, model, read_bounds(args.rangespec), published)
     print(f"replay: equivalence hashing {'on' if hashing else 'off'} (Kueue {args.kueue_version})")
     profiles = [
-        ("harness", large_wait_by_index(args.run_dir)),
+        ("harness", by_index),
         ("replay", model["large_wait_by_index_s"]),
     ]
     if observed:
@@ -301,6 +344,12 @@ def main(argv: list[str] | None = None) -> int:
         if profile:
             tens = " / ".join(f"{g:.1f}" for g in by_tens(profile))
             print(f"large by arrival index, mean per ten ({who}): {tens} s")
+    delays = finish_delays(args.run_dir)
+    if delays:
+        print(
+            "finish seen after the run time (median / p90): "
+            + ", ".join(f"{cls} {m:.0f} / {p:.0f} ms" for cls, (m, p) in delays.items())
+        )
     print_details(harness, last_scrape(args.run_dir), event_reasons(args.run_dir))
     return 0
 
