@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from . import model as m
-from .quota import QuotaNode, available, potential_available
+from .quota import QuotaNode, available, borrowing_level, potential_available
 
 Text = str | Callable[[], str]
 """A status message, or what makes it: replays that write no status never format it."""
@@ -28,8 +28,9 @@ WAITING_FOR_QUOTA = "WaitingForQuota"
 EXCEEDS_MAX_QUOTA = "ExceedsMaxQuota"
 NO_MATCHING_FLAVOR = "NoMatchingFlavor"
 
-VictimOracle = Callable[[m.Usage, tuple], bool]
-"""Answers: could preemption make room for this request (``cells``, ``cells_key``)?"""
+VictimOracle = Callable[[m.Usage, tuple], int | None]
+"""Answers: could preemption make room for this request (``cells``, ``cells_key``)?
+None if not; else the borrowing level the request would have once the victims are gone."""
 
 
 @dataclass(slots=True)
@@ -39,7 +40,8 @@ class Assignment:
     mode: int
     pod_sets: tuple[m.PodSetAssignment, ...] = ()
     usage: m.Usage | None = None
-    borrowing: bool = False
+    borrowing: int = 0
+    """Kueue's borrowing level (``quota.borrowing_level``): 0 when no borrowing."""
     reason: str = WAITING_FOR_QUOTA
     message: Text = ""
     reserve: m.Usage | None = None
@@ -153,7 +155,7 @@ class _Context:
 class _Option:
     flavor: str
     mode: int
-    borrowing: bool
+    borrowing: int
     cells: m.Usage
     cells_key: tuple = ()
     problem: Text = ""
@@ -181,7 +183,7 @@ def assign_flavors(
         return Assignment(option.mode, (option.assignment,), option.cells, option.borrowing)
     usage: m.Usage = {}
     assigned: list[m.PodSetAssignment] = []
-    mode, borrowing = FIT, False
+    mode, borrowing = FIT, 0
     for pod_set in plan.pod_sets:
         chosen: dict[str, str] = {}
         cells_for_set: m.Usage = {}
@@ -189,7 +191,7 @@ def assign_flavors(
             option, problems = _pick(ctx, choices, usage)
             if option is None:
                 return _failure(pod_set.name, problems, usage)
-            mode, borrowing = min(mode, option.mode), borrowing or option.borrowing
+            mode, borrowing = min(mode, option.mode), max(borrowing, option.borrowing)
             for cell, amount in option.cells.items():
                 usage[cell] = usage.get(cell, 0) + amount
                 cells_for_set[cell] = amount
@@ -240,38 +242,45 @@ def _pick(
             return option, problems
         if option.mode == FIT and fungibility.when_can_borrow == m.MAY_STOP:
             return option, problems
-        if option.mode == PREEMPT and fungibility.when_can_preempt == m.MAY_STOP:
-            if can_preempt(option.cells, option.cells_key):
-                return option, problems
-            option.problem = option.no_victims
+        if option.mode == PREEMPT and not _victims_found(option, can_preempt):
             problems.append(option)
             continue
+        if (
+            option.mode == PREEMPT
+            and fungibility.when_can_preempt == m.MAY_STOP
+            and (not option.borrowing or fungibility.when_can_borrow == m.MAY_STOP)
+        ):
+            return option, problems
         candidates.append(option)
-    return _best(candidates, fungibility.preference, can_preempt, problems), problems
+    return _best(candidates, fungibility.preference), problems
 
 
-def _best(
-    candidates: list[_Option], preference: str, can_preempt: VictimOracle, problems: list[_Option]
-) -> _Option | None:
-    """Rank what the full scan found; preemption options need real victims."""
+def _victims_found(option: _Option, can_preempt: VictimOracle) -> bool:
+    """Ask the oracle; a preemption option then ranks by its level after the evictions,
+    as Kueue's flavor assigner simulates each preemption before comparing flavors."""
+    level = can_preempt(option.cells, option.cells_key)
+    if level is None:
+        option.problem = option.no_victims
+        return False
+    option.borrowing = level
+    return True
+
+
+def _best(candidates: list[_Option], preference: str) -> _Option | None:
+    """Rank what the full scan found (every preemption option has victims)."""
     if preference == m.PREEMPTION_OVER_BORROWING:
         ranked = sorted(candidates, key=lambda o: (o.borrowing, -o.mode))
     else:
         ranked = sorted(candidates, key=lambda o: (-o.mode, o.borrowing))
-    for option in ranked:
-        if option.mode == FIT or can_preempt(option.cells, option.cells_key):
-            return option
-        option.problem = option.no_victims
-        problems.append(option)
-    return None
+    return ranked[0] if ranked else None
 
 
 def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
     """Classify one flavor for one podSet's requests in one resource group."""
     name, node = choice.name, ctx.node
     if choice.mismatch:
-        return _Option(name, NO_FIT, False, {}, (), choice.mismatch, kind=NO_MATCHING_FLAVOR)
-    mode, borrowing = FIT, False
+        return _Option(name, NO_FIT, 0, {}, (), choice.mismatch, kind=NO_MATCHING_FLAVOR)
+    mode, borrowing = FIT, 0
     for cell, amount, ceiling in choice.ceilings:
         resource = cell[1]
         total = amount + usage.get(cell, 0)
@@ -280,18 +289,19 @@ def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
             def problem(resource=resource, total=total, ceiling=ceiling) -> str:
                 return f"insufficient quota for {resource} in flavor {name}, request > maximum capacity ({_fmt(total)} > {_fmt(ceiling)})"
 
-            return _Option(name, NO_FIT, False, {}, (), problem, kind=EXCEEDS_MAX_QUOTA)
-        quota = node.subtree_quota.get(cell, 0)
-        borrowing = borrowing or node.usage.get(cell, 0) + total > quota
+            return _Option(name, NO_FIT, 0, {}, (), problem, kind=EXCEEDS_MAX_QUOTA)
+        level, in_subtree = borrowing_level(node, cell, total)
+        if level > borrowing:
+            borrowing = level
         free = available(node, cell)
         if total <= free:
             continue
-        if not _may_preempt(ctx, total, quota):
+        if not _may_preempt(ctx, total, node.subtree_quota.get(cell, 0), in_subtree):
 
             def problem(resource=resource, short=total - free) -> str:
                 return f"insufficient unused quota for {resource} in flavor {name}, {_fmt(short)} more needed"
 
-            return _Option(name, NO_FIT, False, {}, (), problem)
+            return _Option(name, NO_FIT, 0, {}, (), problem)
         mode = PREEMPT
     return _Option(
         name,
@@ -305,13 +315,14 @@ def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
     )
 
 
-def _may_preempt(ctx: _Context, total: int, quota: int) -> bool:
+def _may_preempt(ctx: _Context, total: int, quota: int, in_subtree: bool) -> bool:
     """Kueue only tries preemption when the request alone fits the nominal quota,
-    or when the policy allows preempting while borrowing."""
+    when a Cohort below the root has room for it (reclaim by hierarchy), or when
+    the policy allows preempting while borrowing."""
     policy = ctx.cq.preemption
     if policy.within_cluster_queue == m.NEVER and policy.reclaim_within_cohort == m.NEVER:
         return False
-    if total <= quota:
+    if total <= quota or in_subtree:
         return True
     if ctx.fair_sharing:
         return policy.reclaim_within_cohort != m.NEVER

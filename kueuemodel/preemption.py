@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import model as m
-from .quota import QuotaNode, add_cell, available, fits, is_borrowing, remove_cell, walk
+from .quota import (
+    QuotaNode,
+    add_cell,
+    available,
+    borrowing_level,
+    fits,
+    is_borrowing,
+    remove_cell,
+    walk,
+)
 
 IN_CLUSTER_QUEUE = "InClusterQueue"
 IN_COHORT_RECLAMATION = "InCohortReclamation"
@@ -343,6 +352,21 @@ def minimal_set(
     return [
         Target(c.wl, c.node.name, IN_CLUSTER_QUEUE if c.own else cohort_reason) for c in removed
     ]
+
+
+def level_after(node: QuotaNode, usage: m.Usage, victims: list[tuple[QuotaNode, m.Usage]]) -> int:
+    """The borrowing level ``usage`` would have in ``node`` once ``victims`` (their
+    queue and usage) are gone: how Kueue ranks a head that needs preemption."""
+    for victim_node, victim_usage in victims:
+        for cell, amount in victim_usage.items():
+            remove_cell(victim_node, cell, amount)
+    level = max(
+        (borrowing_level(node, cell, amount)[0] for cell, amount in usage.items()), default=0
+    )
+    for victim_node, victim_usage in victims:
+        for cell, amount in victim_usage.items():
+            add_cell(victim_node, cell, amount)
+    return level
 
 
 def _simulate(candidate: Candidate, remove: bool) -> None:

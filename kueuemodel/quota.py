@@ -35,6 +35,8 @@ class QuotaNode:
     """Bumped on every usage change anywhere below the tree's root (on the root)."""
     top: QuotaNode | None = None
     """The tree's root, once ``compute_subtree_quotas`` has run (the tree is fixed)."""
+    height: int = 0
+    """Levels of Cohorts below this one, counting its ClusterQueues as one (0 for a queue)."""
 
     def root(self) -> QuotaNode:
         if self.top is not None:
@@ -84,6 +86,7 @@ def compute_subtree_quotas(root: QuotaNode, top: QuotaNode | None = None) -> Non
     root.top = top or root
     for child in root.children:
         compute_subtree_quotas(child, root.top)
+    root.height = _height(root)
     root.subtree_quota = dict(root.nominal)
     for child in root.children:
         for cell, quota in child.subtree_quota.items():
@@ -95,6 +98,42 @@ def compute_subtree_quotas(root: QuotaNode, top: QuotaNode | None = None) -> Non
             kept = root.subtree_quota.get(cell, 0) - limit
             if kept > 0:
                 root.guaranteed[cell] = kept
+
+
+def _height(node: QuotaNode) -> int:
+    if node.is_cluster_queue:
+        return 0
+    height = 1 if node.children else 0
+    for child in node.children:
+        if not child.is_cluster_queue and child.height + 1 > height:
+            height = child.height + 1
+    return height
+
+
+def borrowing_level(node: QuotaNode, cell: FlavorResource, amount: int) -> tuple[int, bool]:
+    """How far up the tree ``amount`` more of ``cell`` must come from, as Kueue ranks it.
+
+    0 when the queue's own quota holds it; otherwise the height of the lowest
+    Cohort whose subtree quota has room for what the levels below cannot hold
+    (the whole tree's height when none has). Kueue admits heads with lower
+    levels first, so a queue reclaiming its sub-cohort's quota goes before a
+    higher-priority queue borrowing from the root. The flag says whether that
+    Cohort is below the root: the queue may then reclaim by hierarchy.
+    """
+    if node.parent is None or node.usage.get(cell, 0) + amount <= node.subtree_quota.get(cell, 0):
+        return 0, node.parent is not None
+    remaining = amount - _local_free(node, cell)
+    for cohort in node.ancestors():
+        if cohort.usage.get(cell, 0) + remaining <= cohort.subtree_quota.get(cell, 0):
+            return cohort.height, cohort.parent is not None
+        remaining -= _local_free(cohort, cell)
+    return node.root().height, False
+
+
+def _local_free(node: QuotaNode, cell: FlavorResource) -> int:
+    """Unused quota the node keeps from its parent (lendingLimit)."""
+    free = node.guaranteed.get(cell, 0) - node.usage.get(cell, 0)
+    return free if free > 0 else 0
 
 
 # The functions below run millions of times per replayed week: no max()/min()

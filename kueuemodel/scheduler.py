@@ -24,7 +24,13 @@ from .flavors import (
     plan_flavors,
 )
 from .latency import PENDING
-from .preemption import Target, classic_targets, may_find_victims, victim_priority_bound
+from .preemption import (
+    Target,
+    classic_targets,
+    level_after,
+    may_find_victims,
+    victim_priority_bound,
+)
 from .queues import PendingQueue, shape_of
 from .quota import QuotaNode, add_usage, available, fits, remove_usage
 from .state import Cluster
@@ -181,11 +187,15 @@ def _memo_targets(
 
 
 def _oracle(cluster: Cluster, wl: m.Workload, cq: m.ClusterQueue, node: QuotaNode, memo: CycleMemo):
-    def can_preempt(usage: m.Usage, usage_key: tuple) -> bool:
+    def can_preempt(usage: m.Usage, usage_key: tuple) -> int | None:
         census = cluster.census.get(node.root().name, {})
         if not may_find_victims(victim_priority_bound(wl, cq), usage, census):
-            return False  # the usual answer, without building the search memo's key
-        return bool(_memo_targets(cluster, wl, cq, node, usage, usage_key, memo))
+            return None  # the usual answer, without building the search memo's key
+        targets = _memo_targets(cluster, wl, cq, node, usage, usage_key, memo)
+        if not targets:
+            return None
+        victims = [(cluster.cq_nodes[t.cluster_queue], t.victim.admission.total) for t in targets]
+        return level_after(node, usage, victims)
 
     return can_preempt
 
@@ -210,7 +220,7 @@ def _fmt(milli: int) -> str:
 
 
 def order_entries(cluster: Cluster, entries: list[Entry]) -> list[Entry]:
-    """Classic: non-borrowing first, then priority, then age. Fair sharing: tournament."""
+    """Classic: lowest borrowing level first, then priority, then age. Fair sharing: tournament."""
     if cluster.fair_sharing and len(entries) > 1:
         return fairsharing.tournament(entries, lambda e: e.node, _tournament_key)
     return sorted(
@@ -223,7 +233,7 @@ def _tournament_key(entry: Entry, node: QuotaNode) -> tuple:
     # as Kueue ranks it (its assignment keeps the usage of the flavor it would take).
     usage = entry.assignment.usage or entry.assignment.reserve or {}
     return (
-        entry.assignment.borrowing,
+        entry.assignment.borrowing > 0,  # Kueue's tournament asks only whether it borrows
         fairsharing.share(node, usage),
         -entry.wl.priority,
         entry.wl.created_ms,

@@ -212,6 +212,31 @@ def test_hierarchical_cohorts_share_parent_pool_and_cap_subtrees():
     assert is_admitted(result["b1/own-nominal-still-free"])
 
 
+def test_a_head_fitting_its_sub_cohort_goes_before_a_higher_priority_root_borrower():
+    result = run("borrowing_level_order.yaml")
+    # v2 fits research's unused 8 (level 1); i2 would borrow the pool's (level 2).
+    assert (
+        condition(result["vision/v2"], "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:01Z"
+    )
+    # i2 waits for v2 (10 min) and is requeued one batch second after the release.
+    i2 = result["inference/i2"]
+    assert condition(i2, "Admitted")["lastTransitionTime"] == "2026-03-01T10:10:02Z"
+    assert condition(i2, "Preempted") is None
+    assert "schedulingStats" not in i2["status"]
+
+
+def test_a_queue_without_nominal_quota_reclaims_what_its_cohort_lends():
+    result = run("hierarchical_reclaim_over_nominal.yaml")
+    i1, v1 = result["inference/i1"], result["vision/v1"]
+    # v1 arrives at 10:05 needing 8 more than its 0: research has 8, lent to i1.
+    assert condition(i1, "Requeued")["lastTransitionTime"] == "2026-03-01T10:05:00Z"
+    assert "due to reclamation within the cohort;" in condition(i1, "Preempted")["message"]
+    assert condition(v1, "Admitted")["lastTransitionTime"] == "2026-03-01T10:05:00Z"
+    # v1 runs 10 min; i1 comes back one requeue batch second after, for its hour.
+    assert condition(i1, "Admitted")["lastTransitionTime"] == "2026-03-01T10:15:01Z"
+    assert condition(i1, "Finished")["lastTransitionTime"] == "2026-03-01T11:15:01Z"
+
+
 def test_a_gang_is_admitted_whole_or_not_at_all():
     result = run("gang.yaml")
     assert is_admitted(result["ns/holder"])

@@ -25,6 +25,7 @@ from kueuemodel.quota import (
     QuotaNode,
     add_usage,
     available,
+    borrowing_level,
     compute_subtree_quotas,
     potential_available,
     remove_usage,
@@ -120,6 +121,41 @@ def tree(
     root.children = [a, b]
     compute_subtree_quotas(root)
     return root, a, b
+
+
+def two_teams(nlp_lends: int | None = None) -> dict[str, QuotaNode]:
+    """pool > production > inference (8), pool > research > vision (8), nlp (8);
+    inference and vision use their 8, nlp nothing."""
+    nodes = {"pool": QuotaNode("pool", False)}
+    for cohort, queues in (("production", ["inference"]), ("research", ["vision", "nlp"])):
+        nodes[cohort] = QuotaNode(cohort, False, parent=nodes["pool"])
+        nodes["pool"].children.append(nodes[cohort])
+        for name in queues:
+            nodes[name] = QuotaNode(name, True, parent=nodes[cohort], nominal={CELL: 8000})
+            nodes[cohort].children.append(nodes[name])
+    if nlp_lends is not None:
+        nodes["nlp"].lending_limit[CELL] = nlp_lends
+    compute_subtree_quotas(nodes["pool"])
+    add_usage(nodes["inference"], {CELL: 8000})
+    add_usage(nodes["vision"], {CELL: 8000})
+    return nodes
+
+
+def test_borrowing_level_is_the_height_of_the_lowest_cohort_with_room():
+    nodes = two_teams()
+    assert [nodes[n].height for n in ("pool", "research", "vision")] == [2, 1, 0]
+    assert borrowing_level(nodes["nlp"], CELL, 8000) == (0, True)  # its own quota
+    assert borrowing_level(nodes["vision"], CELL, 8000) == (1, True)  # research: 8 + 8 <= 16
+    assert borrowing_level(nodes["inference"], CELL, 8000) == (2, False)  # pool: 16 + 8 <= 24
+    assert borrowing_level(nodes["inference"], CELL, 9000) == (2, False)  # nowhere: the top
+
+
+def test_borrowing_level_counts_only_what_a_queue_lends():
+    # nlp keeps 6 of its 8: research holds 8 + 2, and 16 + 2 in the pool.
+    nodes = two_teams(nlp_lends=2000)
+    assert borrowing_level(nodes["vision"], CELL, 2000) == (1, True)  # research: 8 + 2 <= 10
+    assert borrowing_level(nodes["vision"], CELL, 4000) == (2, False)  # pool: 16 + 4 > 18
+    assert borrowing_level(nodes["nlp"], CELL, 6000) == (0, True)
 
 
 def test_cohort_pool_is_own_nominal_plus_children():
