@@ -20,6 +20,7 @@ import yaml
 from apps.queues.reconcile.observe import ref
 from core.kube import KubeClient, _configuration
 from realcluster.controlplane import ControlPlane
+from realcluster.nodes import DURATION_ANNOTATION
 
 REPO = Path(__file__).resolve().parents[3]
 DEPLOY = REPO / "deploy" / "kustomize" / "base"
@@ -154,3 +155,24 @@ class RealCluster:
         done = self.plane.kubectl("get", kinds, "-A", "-o", "name")
         keep = {f"namespace/{n}" for n in KEEP_NAMESPACES}
         return " ".join(line for line in done.stdout.split() if line not in keep)
+
+
+def suspended_job(
+    name: str, namespace: str, queue: str, priority: str, gpus: int = 8, runs: str = "2h"
+) -> dict:
+    """A suspended batch Job of one pod asking for ``gpus``, for Kueue to admit; its
+    KWOK pod runs for ``runs``."""
+    amount = {"nvidia.com/gpu": str(gpus)}  # a real API server wants extended resources as limits
+    container = {"name": "main", "image": "trainer",
+                 "resources": {"requests": amount, "limits": dict(amount)}}  # fmt: skip
+    return {
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": namespace,
+                     "labels": {"kueue.x-k8s.io/queue-name": queue,
+                                "kueue.x-k8s.io/priority-class": priority}},
+        "spec": {"parallelism": 1, "completions": 1, "suspend": True,
+                 "template": {"metadata": {"annotations": {DURATION_ANNOTATION: runs}},
+                              "spec": {"restartPolicy": "Never",
+                                       "terminationGracePeriodSeconds": 1,
+                                       "containers": [container]}}},
+    }  # fmt: skip

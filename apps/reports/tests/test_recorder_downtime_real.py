@@ -12,13 +12,13 @@ import json
 import pytest
 
 from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.real_cluster import RealCluster
+from apps.queues.tests.real_cluster import RealCluster, suspended_job
 from apps.reports.models import HistoryGap, WorkloadRecord
 from apps.reports.recorder import run_recorder
 from apps.reports.tests.simrecorder import transitions
 from apps.reports.tests.test_recorder_downtime_live import cond, when
 from core.kube import KubeClient
-from realcluster.nodes import DURATION_ANNOTATION, gpu_node
+from realcluster.nodes import gpu_node
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NS = "team-vision"
@@ -59,20 +59,7 @@ def _one_queue_of_eight_gpus() -> list[dict]:
 
 
 def job(name: str, priority: str) -> dict:
-    gpus = {"nvidia.com/gpu": "8"}  # a real API server wants extended resources as limits
-    container = {"name": "main", "image": "trainer",
-                 "resources": {"requests": gpus, "limits": dict(gpus)}}  # fmt: skip
-    return {
-        "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": name, "namespace": NS,
-                     "labels": {"kueue.x-k8s.io/queue-name": "vision",
-                                "kueue.x-k8s.io/priority-class": priority}},
-        "spec": {"parallelism": 1, "completions": 1, "suspend": True,
-                 "template": {"metadata": {"annotations": {DURATION_ANNOTATION: "2h"}},
-                              "spec": {"restartPolicy": "Never",
-                                       "terminationGracePeriodSeconds": 1,
-                                       "containers": [container]}}},
-    }  # fmt: skip
+    return suspended_job(name, NS, "vision", priority)
 
 
 def workload_of(cluster: RealCluster, job_name: str) -> dict | None:
