@@ -18,9 +18,11 @@ recorded p95, and mean absolute wait error below 10 % of the mean recorded wait.
     .venv/bin/python bench/whatif_fidelity.py [--days 7] [--seed 1] [--grid-ms 30000 --grid-ms 1000]
     .venv/bin/python bench/whatif_fidelity.py --busy   # the generated busy week
 
-``--busy`` generates a heavier week on the same cluster and policy: 1.6x the demo's
-arrivals of every class (``simcluster.demo.generate_week(load=...)``) with Kueue's
-fair sharing on, in the simulated cluster and in the replay alike.
+Kueue's fair sharing is on, in the simulated cluster and in the replay alike, as
+``make run`` has it (``QM_KUEUE_FAIR_SHARING=true``); ``--no-fair-sharing`` measures
+the classic ordering and preemption instead. ``--busy`` generates a heavier week on
+the same cluster and policy: 1.6x the demo's arrivals of every class
+(``simcluster.demo.generate_week(load=...)``).
 
 Uses (and recreates) the scratch PostgreSQL database ``qm_bench_whatif_fidelity``
 (``..._busy`` for ``--busy``).
@@ -197,18 +199,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--days", type=float, default=7)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--busy", action="store_true", help=f"{BUSY_LOAD:g}x the arrivals, fair sharing on"
-    )
+    parser.add_argument("--busy", action="store_true", help=f"{BUSY_LOAD:g}x the arrivals")
     parser.add_argument("--load", type=float, help="arrival-rate factor (default 1, busy 1.6)")
-    parser.add_argument("--fair-sharing", action="store_true", help="Kueue's fair sharing on")
+    parser.add_argument(
+        "--fair-sharing",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Kueue's fair sharing (default on, as make run has it)",
+    )
     parser.add_argument(
         "--grid-ms", type=int, action="append", help="replay grid(s); default the product's 30 s"
     )
     parser.add_argument("--database", help="scratch database (recreated); default by --busy")
     args = parser.parse_args()
     load = args.load or (BUSY_LOAD if args.busy else 1.0)
-    fair = args.fair_sharing or args.busy
+    fair = args.fair_sharing
     faulthandler.register(signal.SIGUSR1)  # kill -USR1 <pid> prints where it is
     import tempfile
 

@@ -1,7 +1,7 @@
 """What-if fidelity on a history the real Kueue produced: a compressed demo week.
 
 A real control plane (``realcluster``: kube-apiserver, controllers, scheduler, KWOK
-nodes and pods, the real Kueue; fair sharing off, as in the demo) gets the portal's
+nodes and pods, the real Kueue; fair sharing off, unlike ``make run``) gets the portal's
 own rendering of the demo policy (``apps.queues.kueue.render_all``) and the demo's
 GPU nodes. The demo week's arrival trace (``simcluster.demo.generate_week``) is
 compressed ``--compress`` times (arrivals and run times alike; notebooks become Jobs
