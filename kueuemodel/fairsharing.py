@@ -59,6 +59,19 @@ def share(node: QuotaNode, extra: m.Usage | None = None) -> Share:
     return (0, ratio / node.weight)
 
 
+def borrows(node: QuotaNode, extra: m.Usage) -> bool:
+    """Whether ``node`` would borrow from its parent on a cell of ``extra`` once it is added:
+    Kueue's tournament puts heads whose subtree stays within its quota at that level first
+    (FairSharingPrioritizeNonBorrowing, on since v0.17)."""
+    if node.parent is None:
+        return False
+    usage, quota = node.usage, node.subtree_quota
+    return any(
+        amount > 0 and usage.get(cell, 0) + amount > quota.get(cell, 0)
+        for cell, amount in extra.items()
+    )
+
+
 def _lendable(parent: QuotaNode, resource: str) -> int:
     return sum(
         potential_available(parent, cell) for cell in parent.subtree_quota if cell[1] == resource

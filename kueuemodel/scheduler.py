@@ -233,7 +233,7 @@ def _tournament_key(entry: Entry, node: QuotaNode) -> tuple:
     # as Kueue ranks it (its assignment keeps the usage of the flavor it would take).
     usage = entry.assignment.usage or entry.assignment.reserve or {}
     return (
-        entry.assignment.borrowing > 0,  # Kueue's tournament asks only whether it borrows
+        fairsharing.borrows(node, usage),  # at this level of the tree, not the queue's level
         fairsharing.share(node, usage),
         -entry.wl.priority,
         entry.wl.created_ms,

@@ -22,7 +22,7 @@ from typing import Any
 from . import report
 from .outcome import Outcome
 from .run_real import STOP, Plane, run_real, untaint_nodes
-from .scenarios import POOL_LABEL, Scenario, generate, pool_nodes
+from .scenarios import NESTED_FROM, POOL_LABEL, Scenario, generate, pool_nodes
 from .watch import WorkloadWatch
 
 log = logging.getLogger("bench.differential")
@@ -32,6 +32,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bench.differential", description=__doc__)
     parser.add_argument("--scenarios", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1, help="scenario seeds are SEED*10000+i")
+    parser.add_argument(
+        "--nested",
+        action="store_true",
+        help=f"two-level cohort trees: seeds {NESTED_FROM:,}+SEED*10000+i",
+    )
     parser.add_argument("--only", type=int, action="append", help="run just this scenario seed")
     parser.add_argument("--parallel", type=int, default=6, help="scenarios at once per cluster")
     parser.add_argument("--out", type=Path, default=Path("var/differential.json"))
@@ -63,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, records: list[dict[str, Any]], tuning: dict) -> list[dict]:
-    seeds = args.only or [args.seed * 10000 + i for i in range(args.scenarios)]
+    first = args.seed * 10000 + (NESTED_FROM if args.nested else 0)
+    seeds = args.only or [first + i for i in range(args.scenarios)]
     done = {r["seed"] for r in records}
     todo = [generate(seed) for seed in seeds if seed not in done]
     started = time.monotonic()

@@ -29,6 +29,9 @@ FAST_POD_ANNOTATIONS = {
     for key in ("delay", "jitter-delay")
 }
 POOLS = ("pool-0", "pool-1", "pool-2")
+NESTED_FROM = 1_000_000
+"""Seeds from here build a two-level cohort tree (a root Cohort over two child Cohorts,
+every ClusterQueue in one of them); lower seeds keep the flat scenarios measured so far."""
 PRIORITIES = (("low", 100), ("mid", 500), ("high", 1000))
 QUOTAS = (0, 4, 8, 8, 12, 16)
 
@@ -80,7 +83,7 @@ def generate(seed: int) -> Scenario:
     prefix = f"s{seed}-"
     namespace = f"diff-s{seed}"
     fair = rng.random() < 0.35
-    maker = _Maker(rng, prefix, namespace, fair)
+    maker = _Maker(rng, prefix, namespace, fair, nested=seed >= NESTED_FROM)
     return Scenario(seed, prefix, namespace, fair, maker.objects())
 
 
@@ -102,8 +105,11 @@ def pool_nodes(per_pool: int = 4, gpus_per_node: int = 256) -> list[dict[str, An
 class _Maker:
     """Draws one scenario's objects from ``rng`` in a fixed order."""
 
-    def __init__(self, rng: random.Random, prefix: str, namespace: str, fair: bool):
+    def __init__(
+        self, rng: random.Random, prefix: str, namespace: str, fair: bool, nested: bool = False
+    ):
         self.rng, self.prefix, self.namespace, self.fair = rng, prefix, namespace, fair
+        self.nested = nested
         self.labels = {SCENARIO_LABEL: prefix.rstrip("-")}
 
     def meta(self, name: str, namespaced: bool = False) -> dict[str, Any]:
@@ -118,10 +124,14 @@ class _Maker:
         namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": ns_meta}
         flavors = [f"f{i}" for i in range(rng.randint(1, 3))]
         classes = sorted(rng.sample(PRIORITIES, rng.randint(2, 3)), key=lambda p: p[1])
-        cohorts = [f"co{i}" for i in range(rng.randint(0, 2))]
-        cqs = [self.cluster_queue(f"cq{i}", flavors, cohorts) for i in range(rng.randint(2, 6))]
+        cohorts = ["co0", "co1"] if self.nested else [f"co{i}" for i in range(rng.randint(0, 2))]
+        low = 3 if self.nested else 2  # a tree needs queues on both sides
+        cqs = [self.cluster_queue(f"cq{i}", flavors, cohorts) for i in range(rng.randint(low, 6))]
         objects = [namespace, *map(self.flavor, flavors), *map(self.priority_class, classes)]
-        objects += [self.cohort(name, flavors) for name in cohorts if rng.random() < 0.25]
+        if self.nested:
+            objects += self.cohort_tree(cohorts, flavors)
+        else:
+            objects += [self.cohort(name, flavors) for name in cohorts if rng.random() < 0.25]
         objects += cqs
         objects += [self.local_queue(cq) for cq in cqs]
         arrivals = sorted(rng.sample(range(0, 61, 2), rng.randint(4, 14)))
@@ -150,16 +160,39 @@ class _Maker:
             "value": item[1],
         }
 
-    def cohort(self, name: str, flavors: list[str]) -> dict[str, Any]:
+    def cohort(self, name: str, flavors: list[str], parent: str | None = None) -> dict[str, Any]:
         """An explicit Cohort with a little quota of its own, lent to its members."""
         flavor = self.rng.choice(flavors)
         quota = [{"name": self.prefix + flavor, "resources": [{"name": GPU, "nominalQuota": 4}]}]
-        spec = {"resourceGroups": [{"coveredResources": [GPU], "flavors": quota}]}
+        spec: dict[str, Any] = {"resourceGroups": [{"coveredResources": [GPU], "flavors": quota}]}
+        if parent:
+            spec["parentName"] = self.prefix + parent
         return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": self.meta(name), "spec": spec}
+
+    def cohort_tree(self, children: list[str], flavors: list[str]) -> list[dict[str, Any]]:
+        """A root Cohort over ``children``; each, the root too, may hold quota of its own."""
+        tree = []
+        for name, parent in [("top", None), *((child, "top") for child in children)]:
+            if self.rng.random() < 0.35:
+                tree.append(self.cohort(name, flavors, parent))
+            else:
+                spec = {"parentName": self.prefix + parent} if parent else {}
+                tree.append(
+                    {
+                        "apiVersion": KUEUE,
+                        "kind": "Cohort",
+                        "metadata": self.meta(name),
+                        "spec": spec,
+                    }
+                )
+        return tree
 
     def cluster_queue(self, name: str, flavors: list[str], cohorts: list[str]) -> dict[str, Any]:
         rng = self.rng
-        cohort = rng.choice([*cohorts, None]) if cohorts else None
+        if self.nested:
+            cohort = cohorts[int(name[2:]) % len(cohorts)]  # both sides of the tree filled
+        else:
+            cohort = rng.choice([*cohorts, None]) if cohorts else None
         chosen = rng.sample(flavors, rng.randint(1, len(flavors)))
         quotas = [rng.choice(QUOTAS) for _ in chosen]
         if max(quotas) < 4:

@@ -237,6 +237,18 @@ def test_a_queue_without_nominal_quota_reclaims_what_its_cohort_lends():
     assert condition(i1, "Finished")["lastTransitionTime"] == "2026-03-01T11:15:01Z"
 
 
+def test_fair_sharing_ranks_a_head_by_whether_its_subtree_borrows_at_each_level():
+    result = run("fair_tournament_subtree_borrowing.yaml")
+    # a1 borrows within A (8 of 8); b1 is within its own 4 but B would hold 12 of 8.
+    assert condition(result["a1/a1-next"], "Admitted")["lastTransitionTime"] == (
+        "2026-03-01T10:05:00Z"
+    )
+    # b1-next waits for a1-next's 10 min and one requeue batch second.
+    assert condition(result["b1/b1-next"], "Admitted")["lastTransitionTime"] == (
+        "2026-03-01T10:15:01Z"
+    )
+
+
 def test_a_gang_is_admitted_whole_or_not_at_all():
     result = run("gang.yaml")
     assert is_admitted(result["ns/holder"])
