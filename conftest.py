@@ -51,6 +51,17 @@ def _fresh_rate_limits():
     cache.clear()
 
 
+@pytest.fixture
+def throttle_clock(monkeypatch):
+    """Pin the API throttles' clock 15 s into a window. A burst that straddles two
+    windows meets the sliding estimate, which lets up to the previous window's count
+    through again: a test of "N then refused" must not depend on the wall clock."""
+    from portal.throttling import AnonRate, UserRate
+
+    for throttle in (AnonRate, UserRate):
+        monkeypatch.setattr(throttle, "timer", staticmethod(lambda: 6015.0))
+
+
 @pytest.fixture(autouse=True)
 def _fresh_login_counters(settings):
     # Sign-in failures count in the shared cache (Redis with REDIS_URL), which outlives a

@@ -22,7 +22,7 @@ def test_json_log_lines_carry_the_request_id_and_extras():
     assert line["request_id"] == "-" and line["queue"] == "vision" and line["level"] == "WARNING"
 
 
-def test_the_api_rate_limits_each_user(queue, scientist, settings):
+def test_the_api_rate_limits_each_user(queue, scientist, settings, throttle_clock):
     from conftest import api_as
 
     settings.API_RATE_USER = "5/min"

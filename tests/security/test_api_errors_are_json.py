@@ -104,7 +104,7 @@ def test_validation_names_the_first_field_and_lists_them_all(admin):
     assert body["detail"].startswith(f"{body['field']}: ")
 
 
-def test_too_many_requests_is_429_with_retry_after(scientist, settings):
+def test_too_many_requests_is_429_with_retry_after(scientist, settings, throttle_clock):
     settings.API_RATE_USER = "2/min"
     client = signed_in(scientist)
     responses = [client.get("/api/v1/cohorts/") for _ in range(3)]

@@ -4,7 +4,7 @@ untrusted peer buys no fresh quota, while clients behind a trusted proxy count a
 import pytest
 from rest_framework.test import APIClient
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("throttle_clock")]
 
 # The schema is the API's one endpoint open to anonymous clients.
 PUBLIC = "/api/schema/"
