@@ -318,15 +318,15 @@ def _judge(ctx: _Context, choice: FlavorChoice, usage: m.Usage) -> _Option:
 def _may_preempt(ctx: _Context, total: int, quota: int, in_subtree: bool) -> bool:
     """Kueue only tries preemption when the request alone fits the nominal quota,
     when a Cohort below the root has room for it (reclaim by hierarchy), or when
-    the policy allows preempting while borrowing."""
-    policy = ctx.cq.preemption
-    if policy.within_cluster_queue == m.NEVER and policy.reclaim_within_cohort == m.NEVER:
-        return False
+    the policy allows preempting while borrowing. It asks even when the queue may
+    preempt nobody: the head then needs preemption without victims, and holds its
+    quota for the rest of the cycle (``scheduler._reserve``)."""
     if total <= quota or in_subtree:
         return True
-    if ctx.fair_sharing:
-        return policy.reclaim_within_cohort != m.NEVER
-    return policy.borrow_within_cohort != m.NEVER
+    policy = ctx.cq.preemption
+    if policy.borrow_within_cohort != m.NEVER:
+        return True
+    return ctx.fair_sharing and policy.reclaim_within_cohort != m.NEVER
 
 
 def _mismatch(

@@ -1,10 +1,10 @@
-"""Classic preemption (fair sharing off): find a minimal set of victims.
+"""Preemption's shared parts: victims (``Target``), candidates, their order, the
+priority policies and the greedy minimal victim set that fair sharing uses.
 
-Candidates come from the preemptor's own ClusterQueue (``withinClusterQueue``)
-and from ClusterQueues in the cohort tree that are borrowing on a contested
-cell (``reclaimWithinCohort``). They are removed greedily in Kueue's order
-until the preemptor fits, then re-added in reverse wherever the preemptor
-still fits, which keeps the victim set minimal.
+Classic preemption (fair sharing off) is ``classical``; fair sharing's is
+``fairsharing``. Candidates are removed greedily in Kueue's order until the
+preemptor fits, then re-added in reverse wherever the preemptor still fits,
+which keeps the victim set minimal.
 """
 
 from __future__ import annotations
@@ -177,143 +177,6 @@ def cohort_candidates(
                 if not cells.isdisjoint(wl.admission.total)
             )
     return found
-
-
-def classic_targets(
-    preemptor: m.Workload,
-    cq: m.ClusterQueue,
-    node: QuotaNode,
-    usage: m.Usage,
-    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-) -> list[Target]:
-    """Kueue's classic search: reclaim without borrowing first, then in-queue."""
-    cells = contested_cells(node, usage)
-    if not cells:
-        return []
-    policy = cq.preemption
-    if policy.borrow_within_cohort != m.NEVER:
-        threshold = policy.max_priority_threshold
-
-        def allowed(wl: m.Workload) -> bool:
-            under = threshold is None or wl.priority <= threshold
-            return (
-                policy.reclaim_within_cohort != m.NEVER
-                and wl.priority < preemptor.priority
-                and under
-            )
-
-        candidates = collect_candidates(preemptor, cq, node, cells, by_priority, allowed)
-        return minimal_set(node, usage, candidates, True, IN_COHORT_RECLAIM_WHILE_BORROWING)
-
-    def reclaimable(wl: m.Workload) -> bool:
-        return priority_allows(policy.reclaim_within_cohort, wl, preemptor)
-
-    own = own_candidates(preemptor, cq, node, cells, by_priority)
-    own.sort(key=candidate_order)
-    # As Kueue: reclaim from the cohort (without borrowing) only while this
-    # queue is below nominal on every contested cell; otherwise, or when only
-    # own workloads qualify, preempt within the queue, borrowing allowed.
-    if (
-        policy.reclaim_within_cohort != m.NEVER
-        and _under_nominal(node, cells)
-        and _may_stop_borrowing(node, usage, own)
-    ):
-        cohort = cohort_candidates(node, cells, by_priority, reclaimable)
-        if cohort:
-            candidates = sorted(own + cohort, key=candidate_order)
-            targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
-            if targets:
-                return targets
-    if policy.reclaim_within_cohort != m.NEVER and not _under_nominal(node, cells):
-        # Kueue's hierarchical reclaim: over its own quota, the preemptor may still
-        # evict, borrowing, from queues outside a cohort subtree that has room for it.
-        own = sorted(
-            own + hierarchical_candidates(node, usage, cells, by_priority, reclaimable),
-            key=candidate_order,
-        )
-    return minimal_set(node, usage, own, True, IN_COHORT_RECLAMATION)
-
-
-def hierarchical_candidates(
-    node: QuotaNode,
-    usage: m.Usage,
-    cells: set[m.FlavorResource],
-    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-    policy_allows: Callable[[m.Workload], bool],
-) -> list[Candidate]:
-    """Workloads Kueue lets ``node``'s preemptor reclaim by its place in the tree, unordered.
-
-    Walking up from the preemptor's queue, once a cohort's subtree has room for what
-    the levels below cannot hold, every queue over its nominal quota in the sibling
-    subtrees of each higher level is fair game, whatever its priority under
-    ``reclaimWithinCohort: Any`` (Kueue's ``HierarchicalReclaim``).
-    """
-    found: list[Candidate] = []
-    advantage, remaining = _fits_locally(node, usage)
-    previous = node
-    for cohort in node.ancestors():
-        if advantage:
-            _over_nominal_in(cohort, previous, cells, by_priority, policy_allows, found)
-        fits_here, remaining = _fits_locally(cohort, remaining)
-        advantage = advantage or fits_here
-        previous = cohort
-    return found
-
-
-def _fits_locally(node: QuotaNode, request: m.Usage) -> tuple[bool, m.Usage]:
-    """Whether ``request`` fits in ``node``'s subtree quota, and what its own share leaves."""
-    fits_here, remaining = True, {}
-    for cell, amount in request.items():
-        used, quota = node.usage.get(cell, 0), node.subtree_quota.get(cell, 0)
-        if used + amount > quota:
-            fits_here = False
-        own = quota - used if node.parent is None else node.guaranteed.get(cell, 0) - used
-        remaining[cell] = amount - own if own > 0 else amount
-    return fits_here, {cell: amount for cell, amount in remaining.items() if amount > 0}
-
-
-def _over_nominal_in(
-    cohort: QuotaNode,
-    skip: QuotaNode,
-    cells: set[m.FlavorResource],
-    by_priority: dict[str, dict[int, dict[str, m.Workload]]],
-    policy_allows: Callable[[m.Workload], bool],
-    found: list[Candidate],
-) -> None:
-    for child in cohort.children:
-        if child is skip or not is_borrowing(child, cells):
-            continue  # the preemptor's own subtree, or one within its quota
-        if not child.is_cluster_queue:
-            _over_nominal_in(child, skip, cells, by_priority, policy_allows, found)
-            continue
-        for group in by_priority.get(child.name, {}).values():
-            if group and policy_allows(next(iter(group.values()))):
-                found.extend(
-                    Candidate(wl, child, wl.admission.total, False)
-                    for wl in group.values()
-                    if not cells.isdisjoint(wl.admission.total)
-                )
-
-
-def _under_nominal(node: QuotaNode, cells: set[m.FlavorResource]) -> bool:
-    return all(node.usage.get(cell, 0) < node.subtree_quota.get(cell, 0) for cell in cells)
-
-
-def _may_stop_borrowing(node: QuotaNode, usage: m.Usage, own: list[Candidate]) -> bool:
-    """Whether evicting every own candidate would leave room within nominal quota.
-
-    Reclaiming from other queues is only allowed if the preemptor does not
-    borrow afterwards; their workloads never lower this queue's own usage, so
-    when even an empty-handed own queue would borrow, the cohort scan is moot.
-    """
-    freed: m.Usage = {}
-    for candidate in own:
-        for cell, amount in candidate.usage.items():
-            freed[cell] = freed.get(cell, 0) + amount
-    return all(
-        node.usage.get(cell, 0) - freed.get(cell, 0) + amount <= node.subtree_quota.get(cell, 0)
-        for cell, amount in usage.items()
-    )
 
 
 def minimal_set(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from . import fairsharing, lifecycle, status
 from . import model as m
+from .classical import classic_targets
 from .flavors import (
     NO_FIT,
     PREEMPT,
@@ -26,7 +27,6 @@ from .flavors import (
 from .latency import PENDING
 from .preemption import (
     Target,
-    classic_targets,
     level_after,
     may_find_victims,
     victim_priority_bound,

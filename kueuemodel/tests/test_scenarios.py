@@ -249,6 +249,19 @@ def test_fair_sharing_ranks_a_head_by_whether_its_subtree_borrows_at_each_level(
     )
 
 
+def test_a_head_without_victims_holds_its_nominal_quota_for_the_cycle():
+    result = run("victimless_head_holds_quota.yaml")
+    # 2 free at 10:05: a-head (4) holds 4 each cycle, so c-next (2) no longer fits.
+    assert condition(result["a/a-head"], "Admitted")["lastTransitionTime"] == (
+        "2026-03-01T10:10:00Z"
+    )
+    # Tried once a-head took the 4 c-run freed, c-next was parked: back one requeue
+    # second after a-head ends.
+    assert condition(result["c/c-next"], "Admitted")["lastTransitionTime"] == (
+        "2026-03-01T10:20:01Z"
+    )
+
+
 def test_a_gang_is_admitted_whole_or_not_at_all():
     result = run("gang.yaml")
     assert is_admitted(result["ns/holder"])
