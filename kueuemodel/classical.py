@@ -23,13 +23,14 @@ from .preemption import (
     IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
     Target,
-    _simulate,
     candidate_order,
     contested_cells,
     own_candidates,
     priority_allows,
+    remove_until_fits,
+    restore,
 )
-from .quota import QuotaNode, fits, is_borrowing
+from .quota import QuotaNode, is_borrowing
 
 WITHIN_QUEUE, HIERARCHICAL, WITHOUT_BORROWING, WHILE_BORROWING = range(4)
 _REASONS = {
@@ -87,37 +88,14 @@ def _attempt(
     ordered: list[_Candidate],
     allow_borrowing: bool,
 ) -> list[Target]:
-    removed: list[_Candidate] = []
-    fitted = False
-    for candidate in ordered:
-        if not _still_valid(candidate, cells, allow_borrowing):
-            continue
-        _simulate(candidate, remove=True)
-        removed.append(candidate)
-        if fits(node, usage, allow_borrowing):
-            fitted = True
-            break
-    if fitted:
-        _put_back(node, usage, removed, allow_borrowing)
-    for candidate in removed:
-        _simulate(candidate, remove=False)
-    if not fitted:
+    def valid(candidate: _Candidate) -> bool:
+        return _still_valid(candidate, cells, allow_borrowing)
+
+    removed = remove_until_fits(node, usage, ordered, allow_borrowing, valid)
+    if removed is None:
         return []
+    restore(removed)
     return [Target(c.wl, c.node.name, _REASONS[c.variant]) for c in removed]
-
-
-def _put_back(
-    node: QuotaNode, usage: m.Usage, removed: list[_Candidate], allow_borrowing: bool
-) -> None:
-    """Kueue's fill-back: the last one stays; each earlier one returns if the request
-    still fits without it (its slot then taken by the list's last entry)."""
-    for i in range(len(removed) - 2, -1, -1):
-        _simulate(removed[i], remove=False)
-        if fits(node, usage, allow_borrowing):
-            removed[i] = removed[-1]
-            removed.pop()
-        else:
-            _simulate(removed[i], remove=True)
 
 
 def _still_valid(candidate: _Candidate, cells: set[m.FlavorResource], borrow: bool) -> bool:

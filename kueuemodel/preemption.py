@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import model as m
 from .quota import (
@@ -188,33 +188,56 @@ def minimal_set(
 ) -> list[Target]:
     """Greedy removal until ``usage`` fits, then put back what is not needed."""
     cells = set(usage)
-    removed: list[Candidate] = []
-    fitted = False
-    for candidate in candidates:
-        if not candidate.own and not is_borrowing(candidate.node, cells):
-            continue  # that queue has stopped borrowing: it is no longer fair game
-        _simulate(candidate, remove=True)
-        removed.append(candidate)
-        if fits(node, usage, allow_borrowing):
-            fitted = True
-            break
-    if fitted:
-        for candidate in reversed(removed[:-1]):
-            _simulate(candidate, remove=False)
-            if fits(node, usage, allow_borrowing):
-                removed.remove(candidate)
-            else:
-                _simulate(candidate, remove=True)
-    borrows_after = fitted and not fits(node, usage, allow_borrowing=False)
-    for candidate in removed:
-        _simulate(candidate, remove=False)
-    if not fitted:
+
+    def valid(candidate: Candidate) -> bool:
+        # A queue that has stopped borrowing is no longer fair game.
+        return candidate.own or is_borrowing(candidate.node, cells)
+
+    removed = remove_until_fits(node, usage, candidates, allow_borrowing, valid)
+    if removed is None:
         return []
+    borrows_after = not fits(node, usage, allow_borrowing=False)
+    restore(removed)
     if not borrows_after:
         cohort_reason = IN_COHORT_RECLAMATION
     return [
         Target(c.wl, c.node.name, IN_CLUSTER_QUEUE if c.own else cohort_reason) for c in removed
     ]
+
+
+def remove_until_fits(
+    node: QuotaNode,
+    usage: m.Usage,
+    candidates: Iterable,
+    allow_borrowing: bool,
+    valid: Callable[[Any], bool],
+) -> list | None:
+    """Remove ``valid`` candidates in order until ``usage`` fits, then put each back,
+    last first, wherever it still fits: the victims, still removed (``restore`` them),
+    or None (nothing removed) when the request never fits."""
+    removed: list = []
+    for candidate in candidates:
+        if not valid(candidate):
+            continue
+        _simulate(candidate, remove=True)
+        removed.append(candidate)
+        if fits(node, usage, allow_borrowing):
+            break
+    else:
+        restore(removed)
+        return None
+    for candidate in reversed(removed[:-1]):
+        _simulate(candidate, remove=False)
+        if fits(node, usage, allow_borrowing):
+            removed.remove(candidate)
+        else:
+            _simulate(candidate, remove=True)
+    return removed
+
+
+def restore(removed: list) -> None:
+    for candidate in removed:
+        _simulate(candidate, remove=False)
 
 
 def level_after(node: QuotaNode, usage: m.Usage, victims: list[tuple[QuotaNode, m.Usage]]) -> int:
