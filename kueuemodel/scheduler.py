@@ -10,7 +10,9 @@ Kueue's asynchronous preemption.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from . import fairsharing, lifecycle, status
 from . import model as m
@@ -27,8 +29,10 @@ from .flavors import (
 from .latency import PENDING
 from .preemption import (
     Target,
+    _simulate,
     level_after,
     may_find_victims,
+    restore,
     victim_priority_bound,
 )
 from .queues import PendingQueue, shape_of
@@ -37,6 +41,7 @@ from .state import Cluster
 
 WAITING_FOR_PREEMPTED = "WaitingForPreemptedWorkloads"
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+OVERLAPPING_TARGETS = "Workload has overlapping preemption targets with another workload"
 
 
 @dataclass(slots=True)
@@ -86,10 +91,12 @@ class _Cycle:
     """Per-cycle side effects of preemption.
 
     A preemptor's request is held in the tree until the cycle ends so that the
-    quota its victims free is not taken by a later head in the same cycle.
+    quota its victims free is not taken by a later head in the same cycle. Every
+    later head is judged as if the cycle's victims were gone, as Kueue does.
     """
 
     reservations: list[tuple[QuotaNode, m.Usage]] = field(default_factory=list)
+    preempted: dict[str, Target] = field(default_factory=dict)
 
 
 def _skip_known_failures(cluster: Cluster, node: QuotaNode, memo: CycleMemo) -> m.Workload | None:
@@ -253,7 +260,7 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
         return True
     if assignment.mode == PREEMPT:
         return _preempt(cluster, entry, cycle)
-    if not fits(entry.node, assignment.usage):
+    if not _fits_without(cluster, entry.node, assignment.usage, cycle.preempted.values()):
         _send_back(cluster, wl, WAITING_FOR_QUOTA, NO_LONGER_FITS)
         return False
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
@@ -304,20 +311,22 @@ def _reserve(entry: Entry, cycle: _Cycle) -> None:
 def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     """Evict the victims now and hold the preemptor's quota for this cycle.
 
-    Targets are searched again because earlier heads in the cycle may have
-    changed usage since the entry was evaluated. Victims whose pods are already
-    stopping come first in the search and are not evicted again, so a preemptor
-    waiting for them changes nothing until their quota is released.
+    As Kueue v0.17, the victims are the ones found when the head was evaluated; a
+    preemptor whose victims another preemptor of the cycle already took, or that
+    no longer fits with its and the cycle's victims gone, waits for the next cycle.
+    Victims whose pods are already stopping come first in the search and are not
+    evicted again, so a preemptor waiting for them changes nothing until their
+    quota is released.
     """
     wl, now, usage = entry.wl, cluster.now_ms, entry.assignment.usage
-    targets = (
-        find_targets(cluster, wl, entry.cq, entry.node, usage)
-        if cycle.reservations
-        else entry.targets
-    )
-    if not targets:
+    targets = entry.targets
+    if any(target.victim.key in cycle.preempted for target in targets):
+        _send_back(cluster, wl, WAITING_FOR_QUOTA, OVERLAPPING_TARGETS)
+        return False
+    if not _fits_without(cluster, entry.node, usage, [*cycle.preempted.values(), *targets]):
         _send_back(cluster, wl, WAITING_FOR_QUOTA, NO_LONGER_FITS)
         return False
+    cycle.preempted.update((target.victim.key, target) for target in targets)
     fresh = [target for target in targets if not target.victim.stopping]
     for target in fresh:
         _evict_victim(cluster, target, wl)
@@ -329,6 +338,27 @@ def _preempt(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     message = f"Pending the preemption of {len(targets)} workload(s)"
     _send_back(cluster, wl, WAITING_FOR_PREEMPTED, message)  # Kueue patches it in the cycle
     return bool(fresh)
+
+
+def _fits_without(
+    cluster: Cluster, node: QuotaNode, usage: m.Usage, victims: Iterable[Target]
+) -> bool:
+    """Whether ``usage`` fits in ``node`` once ``victims`` have given their quota back."""
+    gone = [
+        _Gone(cluster.cq_nodes[target.cluster_queue], target.victim.admission.total)
+        for target in victims
+    ]
+    for victim in gone:
+        _simulate(victim, remove=True)
+    try:
+        return fits(node, usage)
+    finally:
+        restore(gone)
+
+
+class _Gone(NamedTuple):
+    node: QuotaNode
+    usage: m.Usage
 
 
 _REASON_TEXT = {
