@@ -14,10 +14,11 @@ from kueuemodel.scenario import build_simulation
 SCENARIOS = Path(__file__).parent / "scenarios"
 
 
-def transitions(text: str, wanted: str) -> dict[str, list[float]]:
+def transitions(text: str, wanted: str, pod_stop_ms: int = 1) -> dict[str, list[float]]:
     """Job name -> the virtual times (s since the start) of its ``wanted``
-    transitions ("admit", "evict"), the scenario run to quiescence."""
-    sim = build_simulation(text, record_events=False)
+    transitions ("admit", "evict"), the scenario run to quiescence; an evicted job's
+    pods take ``pod_stop_ms`` to stop (the differential harness's engine side: 1 s)."""
+    sim = build_simulation(text, record_events=False, pod_stop_ms=pod_stop_ms)
     start = sim.cluster.now_ms
     sim.cluster.history = []
     sim.run()
@@ -62,3 +63,24 @@ def test_it_ranks_a_head_without_victims_by_its_request_under_fair_sharing():
     # worked shares are in the scenario's header.
     text = (SCENARIOS / "kueue_diff_fair_rank_without_victims.yaml").read_text()
     assert transitions(text, "evict") == {"j00": [6.0]}
+
+
+def test_hierarchical_advantage_reclaims_whatever_borrow_within_cohort_says():
+    # Seed 1010018: real Kueue preempted j00 for j02 at 26.06 s and re-admitted it at
+    # 26.25 s; nothing else was preempted.
+    text = (SCENARIOS / "kueue_diff_hierarchical_advantage.yaml").read_text()
+    assert transitions(text, "evict") == {"j00": [26.0]}
+    assert admissions(text)["j02"] == [26.001]
+
+
+def test_a_preemptor_keeps_the_victims_it_was_nominated_with():
+    # Seed 1010040: real Kueue preempted j05 and j01 for j06 at 24.05-24.06 s and j04
+    # for j07 at 26.06 s, and j05 again for j01 at 63.55 s (the engine's run times
+    # are the observed ones, to 0.2 s); j00 was never preempted. The victims' pods
+    # stop in 1 s, as the harness models them: in 1 ms j01 would be back and hold
+    # quota before j07's cycle.
+    text = (SCENARIOS / "kueue_diff_nominated_victims.yaml").read_text()
+    evictions = transitions(text, "evict", pod_stop_ms=1000)
+    assert sorted(evictions) == ["j01", "j04", "j05"]
+    assert evictions["j01"] == [24.0] and evictions["j04"] == [26.0]
+    assert evictions["j05"][0] == 24.0 and abs(evictions["j05"][1] - 63.55) < 0.5
