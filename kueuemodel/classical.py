@@ -58,6 +58,7 @@ def classic_targets(
     usage: m.Usage,
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
 ) -> list[Target]:
+    """The victims that make room for ``usage`` in ``node``, or [] if none do."""
     cells = contested_cells(node, usage)
     if not cells:
         return []
@@ -67,6 +68,9 @@ def classic_targets(
     ]
     hierarchy, by_rank = _cohort_candidates(preemptor, cq, node, usage, cells, by_priority)
     ordered = _evicted_first(hierarchy, by_rank, own)
+    # Kueue's attempts: borrowing allowed or not, in an order kept from its older
+    # versions; without borrowWithinCohort a queue at or over its nominal quota may
+    # only preempt while borrowing (its own workloads and hierarchy candidates).
     forbidden = cq.preemption.borrow_within_cohort == m.NEVER
     if not (hierarchy or by_rank) or (forbidden and not _under_nominal(node, cells)):
         attempts: tuple[bool, ...] = (True,)
