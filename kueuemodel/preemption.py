@@ -240,6 +240,12 @@ def restore(removed: list) -> None:
         _simulate(candidate, remove=False)
 
 
+def set_aside(candidates: list) -> None:
+    """Take ``candidates``' usage out of the tree as a what-if (``restore`` puts it back)."""
+    for candidate in candidates:
+        _simulate(candidate, remove=True)
+
+
 def level_after(node: QuotaNode, usage: m.Usage, victims: list[tuple[QuotaNode, m.Usage]]) -> int:
     """The borrowing level ``usage`` would have in ``node`` once ``victims`` (their
     queue and usage) are gone: how Kueue ranks a head that needs preemption."""

@@ -29,10 +29,10 @@ from .flavors import (
 from .latency import PENDING
 from .preemption import (
     Target,
-    _simulate,
     level_after,
     may_find_victims,
     restore,
+    set_aside,
     victim_priority_bound,
 )
 from .queues import PendingQueue, shape_of
@@ -348,8 +348,7 @@ def _fits_without(
         _Gone(cluster.cq_nodes[target.cluster_queue], target.victim.admission.total)
         for target in victims
     ]
-    for victim in gone:
-        _simulate(victim, remove=True)
+    set_aside(gone)
     try:
         return fits(node, usage)
     finally:
