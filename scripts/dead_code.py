@@ -3,8 +3,8 @@
 `make lint` runs this with vulture. The tests count as users (a helper they call is
 alive) but are not reported themselves: vulture takes a fixture requested by name for
 an unused argument. Names a framework reaches by reflection are found here or listed in
-scripts/vulture_whitelist.py: the last part of a dotted string (a beat entry's task, a
-setting's middleware class) and every word of a template count as uses.
+scripts/vulture_whitelist.py: strings that name something, keyword arguments (model
+fields given to the ORM) and every word of a template or script count as uses.
 """
 
 from __future__ import annotations
@@ -48,18 +48,23 @@ def is_test_file(path: Path) -> bool:
 
 
 def python_files(path: Path) -> list[Path]:
-    return [path] if path.is_file() else sorted(path.rglob("*.py"))
+    found = [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return [file for file in found if "migrations" not in file.parts]
 
 
-def names_in_strings(paths: list[Path]) -> set[str]:
-    """Names code reaches through a string: a serializer's ``fields``, ``update_fields``,
-    ``getattr``, and the last part of a dotted path ("apps.jobs.tasks.expire_notebooks_task")."""
+def names_in_code(paths: list[Path]) -> set[str]:
+    """Names code reaches without naming them: a string that is one name (a serializer's
+    ``fields``, ``update_fields``, ``getattr``), the last part of a dotted path
+    ("apps.jobs.tasks.expire_notebooks_task"), and a keyword argument (a model field given
+    to ``create()``, or ``filter(lease_until__lt=…)``)."""
     names = set()
     for path in paths:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             text = node.value if isinstance(node, ast.Constant) else None
             if isinstance(text, str) and (NAME.fullmatch(text) or DOTTED.fullmatch(text)):
                 names.add(text.rsplit(".", 1)[-1])
+            elif isinstance(node, ast.keyword) and node.arg:
+                names.add(node.arg.split("__", 1)[0])
     return names
 
 
@@ -80,7 +85,7 @@ def dead_code(min_confidence: int) -> list[vulture.core.Item]:
     )
     scanner.scavenge([str(ROOT / p) for p in SCANNED] + [str(WHITELIST)], exclude=EXCLUDED)
     sources = [path for name in SCANNED for path in python_files(ROOT / name)]
-    for name in names_in_strings(sources) | names_in_pages():
+    for name in names_in_code(sources) | names_in_pages():
         scanner.used_names.add(name)
     return [
         item

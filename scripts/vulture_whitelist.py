@@ -30,6 +30,9 @@ _.handler404
 _.handler500
 _.login_form
 _.ignore_patterns
+# Django's own user fields, set on the demo's admin.
+_.is_staff
+_.is_superuser
 # A view's name for Django's debug pages and the logs.
 _.__qualname__
 # The kubernetes client's configuration, read by its urllib3 pool.
