@@ -17,11 +17,6 @@ class Transition(models.TextChoices):
     FINISHED = "finished", "Finished"
     DELETED = "deleted", "Deleted"
 
-    @classmethod
-    def run_ends(cls) -> tuple[str, ...]:
-        """Transitions that end an admitted run."""
-        return (cls.EVICTED, cls.FINISHED, cls.DELETED)
-
 
 class GapCause(models.TextChoices):
     """Why the recorder lost the thread of Workload history for a while."""

@@ -41,7 +41,6 @@ from core import permissions
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60
-MIN_CHECKPOINT_SECONDS = 60
 _PATH_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NON_GPU = ("cpu", "memory", "ephemeral-storage", "pods")
 

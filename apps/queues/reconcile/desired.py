@@ -66,12 +66,6 @@ def load_state() -> kueue.PolicyState:
     )
 
 
-def with_queue(state: kueue.PolicyState, snapshot: dict) -> kueue.PolicyState:
-    """The same state with one queue replaced by a (proposed) snapshot."""
-    queues = [snapshot if q["name"] == snapshot["name"] else q for q in state.queues]
-    return kueue.PolicyState(state.flavors, state.cohorts, state.tiers, state.teams, queues)
-
-
 def desired_objects(state: kueue.PolicyState | None = None) -> list[dict]:
     """Every manifest the policy asks for, in the API version we talk to the cluster in."""
     version = settings.KUEUE_API_VERSION

@@ -19,8 +19,6 @@ from apps.queues.reconcile.plan import Change as FieldChange
 from apps.queues.reconcile.plan import Key, merge_patch
 from core.kube import KubeClient
 
-DEFAULT_PREEMPTION = {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
-
 
 @dataclass
 class ImportPlan:
