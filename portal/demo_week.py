@@ -28,6 +28,9 @@ from portal import demo_prometheus, preparing
 
 TITLE = "Preparing the demo week"
 NOTE = "reports and what-if will be ready when it finishes"
+FINISHING = preparing.Preparing(
+    TITLE, "recording the last events and building the week's reports", 100, NOTE
+)
 FAILED_NOTE = "the terminal says why; the next make run tries again"
 PROGRESS = re.compile(r"simcluster seeding: ([\d.]+) of ([\d.]+) days")
 DONE = re.compile(r"simcluster seeded \d+ workloads")
@@ -77,8 +80,8 @@ class DemoWeek:
     def start(self) -> DemoWeek:
         self.pending.parent.mkdir(parents=True, exist_ok=True)
         self.pending.touch()  # until the reports are built, even across restarts
-        if not self.resume:
-            preparing.write(self.data_dir, progress(0, self.days))
+        first = FINISHING if self.resume else progress(0, self.days)
+        preparing.write(self.data_dir, first)  # before the thread: no page misses it
         self._thread.start()
         return self
 
@@ -112,8 +115,7 @@ class DemoWeek:
             self._finish()
 
     def _finish(self) -> None:
-        step = "recording the last events and building the week's reports"
-        preparing.write(self.data_dir, preparing.Preparing(TITLE, step, 100, NOTE))
+        preparing.write(self.data_dir, FINISHING)
         if self.prometheus_port:
             self._start_prometheus()
         if self.stopping.is_set():
