@@ -3,6 +3,9 @@
 Starts the simulated Kubernetes cluster (unless ``QM_CLUSTER_SYNC=false``), the
 web server and a Celery worker with embedded beat (filesystem broker, no Redis),
 prints the URL, demo logins and the kubectl command, and stops everything on Ctrl-C.
+It restarts a child that dies (``portal.supervisor``): the web server keeps answering
+while the worker comes back, and the simulated cluster comes back from its snapshot on
+the same port; one that keeps dying fast stops everything with a message.
 On the first start the portal answers at once: the cluster plays the demo week behind
 it, the worker's history recorder watches it as it happens, and ``DemoWeek``
 (``portal/demo_week.py``) shows the progress (terminal and a banner on every page) and
