@@ -20,6 +20,8 @@ import re
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -35,6 +37,7 @@ FAILED_NOTE = "the terminal says why; the next make run tries again"
 PROGRESS = re.compile(r"simcluster seeding: ([\d.]+) of ([\d.]+) days")
 DONE = re.compile(r"simcluster seeded \d+ workloads")
 BAR_WIDTH = 28
+CLUSTER_BACK_SECONDS = 120  # a restarted cluster answers within seconds; then go on anyway
 
 
 def progress(done: float, total: float) -> preparing.Preparing:
@@ -112,7 +115,18 @@ class DemoWeek:
                 return
         if not self.stopping.is_set():
             _say("the simulated cluster stopped before the week was played: reporting what was")
+            self._wait_for_cluster()  # the launcher restarts it; the backfill reads it
             self._finish()
+
+    def _wait_for_cluster(self) -> None:
+        """Until the cluster answers again, for at most ``CLUSTER_BACK_SECONDS``."""
+        deadline = time.monotonic() + CLUSTER_BACK_SECONDS
+        while time.monotonic() < deadline and not self.stopping.is_set():
+            try:
+                with urllib.request.urlopen(f"{self.sim_url}/version", timeout=5):
+                    return
+            except OSError:
+                self.stopping.wait(1.0)
 
     def _finish(self) -> None:
         preparing.write(self.data_dir, FINISHING)

@@ -297,7 +297,8 @@ def _worker_argv() -> list[str]:
 def _announce(host: str, port: str, *, with_cluster: bool) -> None:
     print(f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n")
     if with_cluster:
-        kubeconfig = _kubeconfig().relative_to(ROOT)
+        kubeconfig = _kubeconfig()  # relative when under the checkout, as make run's default
+        kubeconfig = kubeconfig.relative_to(ROOT) if kubeconfig.is_relative_to(ROOT) else kubeconfig
         print(f"Kueue objects: kubectl --kubeconfig {kubeconfig} get clusterqueues,workloads -A\n")
     sys.stdout.flush()
 

@@ -21,6 +21,7 @@ from apps.queues.tests.cluster import REPO, SimCluster, shared_database_url, wai
 from apps.reports.models import WeeklyReport
 from portal import preparing
 from portal.demo_week import DemoWeek
+from portal.supervisor import stop_processes
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -34,7 +35,8 @@ def cluster(tmp_path):
     sim.stop()
 
 
-def _week(tmp_path, cluster: SimCluster) -> DemoWeek:
+def _week(tmp_path, cluster: SimCluster, *, played: str = "", resume: bool = True) -> DemoWeek:
+    """The launcher's DemoWeek on ``cluster``, told ``played`` (the cluster's output)."""
     env = {
         **os.environ,
         "DATABASE_URL": shared_database_url(),
@@ -50,8 +52,8 @@ def _week(tmp_path, cluster: SimCluster) -> DemoWeek:
         return subprocess.Popen(argv, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
 
     return DemoWeek(
-        io.StringIO(""), sim_url=cluster.url, data_dir=tmp_path, days=1, spawn=spawn,
-        prometheus_work=tmp_path / "prometheus", pending=tmp_path / "pending", resume=True,
+        io.StringIO(played), sim_url=cluster.url, data_dir=tmp_path, days=1, spawn=spawn,
+        prometheus_work=tmp_path / "prometheus", pending=tmp_path / "pending", resume=resume,
     )  # fmt: skip
 
 
@@ -59,7 +61,7 @@ def _finished(week: DemoWeek, tmp_path) -> int | None:
     """The command's exit code once it exited; meanwhile no banner means reports exist."""
     banner = preparing.read(tmp_path)  # read before the reports: it is cleared after them
     assert banner is not None or WeeklyReport.objects.exists(), "banner gone, no reports"
-    return week.children[0].poll() if week.children else None
+    return week.children[-1].poll() if week.children else None
 
 
 def test_a_cluster_timeout_is_waited_out_and_the_reports_appear(tmp_path, cluster):
@@ -89,3 +91,16 @@ def test_a_cluster_that_refuses_for_good_leaves_the_failure_in_the_banner(tmp_pa
     )
     assert banner and not week.ready.is_set() and (tmp_path / "pending").exists()
     assert not WeeklyReport.objects.exists()
+
+
+def test_a_cluster_that_stops_mid_week_gets_the_reports_of_what_was_played(tmp_path, cluster):
+    # The cluster's output ends half-way through the week: it died (and, in the launcher,
+    # came back from its snapshot without the rest of the week).
+    week = _week(tmp_path, cluster, played="simcluster seeding: 0.5 of 1 days\n", resume=False)
+    try:
+        week.start()
+        wait_until(lambda: _finished(week, tmp_path) == 0 or week.ready.is_set(), timeout=240)
+        assert wait_until(week.ready.is_set, timeout=10)
+    finally:
+        stop_processes(week.children)  # Prometheus, when the package is installed
+    assert WeeklyReport.objects.exists() and preparing.read(tmp_path) is None
