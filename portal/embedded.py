@@ -18,6 +18,7 @@ writes to a cluster someone else runs.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import secrets
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import IO
 
 from portal import demo_prometheus, preparing
 from portal.demo_week import DemoWeek
@@ -174,12 +176,13 @@ def _prometheus_child(sim_url: str) -> Child | None:
     )
 
 
-def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> DemoWeek:
-    """Follows the week the cluster plays; Prometheus starts (backfilled) when it is done,
-    on a port chosen now so that the web server and worker know its URL from the start."""
+def _demo_week(lines: IO[str], sim_url: str, *, resume: bool = False) -> DemoWeek:
+    """Follows the week the cluster plays (``lines``, its output); Prometheus starts
+    (backfilled) when it is done, on a port chosen now so that the web server and worker
+    know its URL from the start."""
     _prometheus_work().mkdir(parents=True, exist_ok=True)
     week = DemoWeek(
-        sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=_prometheus_work(),
+        lines, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=_prometheus_work(),
         pending=_demo_week_pending(), days=DEMO_DAYS, resume=resume,
         spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
     )  # fmt: skip
@@ -232,17 +235,19 @@ def main() -> int:
     try:
         if with_cluster and _real():
             # Fresh on every start, so a restart would lose what the portal put there.
-            supervisor.add(Child("real control plane", _start_real_cluster, restart=False))
+            real = Child("real control plane", _start_real_cluster, restart=False, stop_last=True)
+            supervisor.add(real)
         elif with_cluster:
             cluster, sim_url = _cluster_child(first_start=first_start)
             supervisor.add(cluster)
             if first_start:
-                week = _demo_week(cluster.process, sim_url).start()
+                week = _demo_week(cluster.process.stdout, sim_url).start()
             else:
                 if prometheus := _prometheus_child(sim_url):
                     supervisor.add(prometheus)
                 if _demo_week_pending().exists():  # the first start was stopped half-way
-                    week = _demo_week(cluster.process, sim_url, resume=True)
+                    # Nothing more to follow: the cluster's output is drained already.
+                    week = _demo_week(io.StringIO(), sim_url, resume=True)
         # The real cluster has no generated week: it gets the demo policy only.
         _prepare(seeded=with_cluster and not _real())
         supervisor.add(Child("web", lambda: _start("web", _web_argv(host, port))))

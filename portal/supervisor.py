@@ -100,8 +100,8 @@ class Supervisor:
         decision = decide(child.deaths, self.policy)
         if not decision.restart:
             return (
-                f"{exited}, its {decision.recent_deaths}th death within "
-                f"{self.policy.window_seconds:g} s: giving up on it and stopping everything"
+                f"{exited}: {decision.recent_deaths} deaths within "
+                f"{self.policy.window_seconds:g} s, giving up on it and stopping everything"
             )
         self.say(f"{exited}; restarting it in {decision.delay_seconds:g} s")
         child.restart_at = self.clock() + decision.delay_seconds

@@ -42,7 +42,7 @@ def test_a_child_that_keeps_dying_fast_is_given_up_on():
     finally:
         supervisor.stop()
     assert failure == (
-        "crasher exited with exit code 3, its 5th death within 60 s: "
+        "crasher exited with exit code 3: 5 deaths within 60 s, "
         "giving up on it and stopping everything"
     )
     assert sum("crasher exited with exit code 3; restarting" in line for line in said) == 4
