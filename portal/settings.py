@@ -235,11 +235,11 @@ QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 QM_KUEUE_FAIR_SHARING = env_bool("QM_KUEUE_FAIR_SHARING", False)
 QM_WHATIF_HISTORY_DAYS = env_int("QM_WHATIF_HISTORY_DAYS", 7)
 QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS", 900)
-# A replay's worker stamps it this often while it computes; a replay whose stamp is older
-# than QM_WHATIF_STUCK_AFTER_SECONDS lost its worker, and the sweep fails its run. The
-# system check keeps the stamp interval at most a third of the threshold.
-QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 30.0)
-QM_WHATIF_STUCK_AFTER_SECONDS = env_float("QM_WHATIF_STUCK_AFTER_SECONDS", 300.0)
+# A replay's worker stamps it this often while it computes, and the sweep looks as often;
+# a replay that missed QM_WHATIF_HEARTBEAT_MISSES stamps lost its worker, and the sweep
+# fails its run: within (misses + 1) × interval of the worker's death, 60 s by default.
+QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 10.0)
+QM_WHATIF_HEARTBEAT_MISSES = env_int("QM_WHATIF_HEARTBEAT_MISSES", 5)
 
 # --- Notebooks and batch jobs ----------------------------------------------------
 # Where a notebook's "Open" goes: the ingress or proxy in front of notebook Services, as a

@@ -176,13 +176,18 @@ def stamp_replay(run_id: int, key: str) -> None:
     )
 
 
+def stuck_after_seconds() -> float:
+    """How old a replay's last heartbeat is when its worker is taken for lost."""
+    return settings.QM_WHATIF_HEARTBEAT_SECONDS * settings.QM_WHATIF_HEARTBEAT_MISSES
+
+
 def fail_stuck_whatifs(now: datetime | None = None) -> list[int]:
     """Fail the running runs with a replay a worker took and stopped stamping; their ids.
 
     Replays nobody has taken yet (no heartbeat) are waiting behind other work, not lost,
     so a run queued behind a busy cluster is never swept.
     """
-    stale = (now or timezone.now()) - timedelta(seconds=settings.QM_WHATIF_STUCK_AFTER_SECONDS)
+    stale = (now or timezone.now()) - timedelta(seconds=stuck_after_seconds())
     stuck = Replay.objects.filter(
         run__status=RunStatus.RUNNING, status=ReplayStatus.PENDING, heartbeat_at__lt=stale
     )
