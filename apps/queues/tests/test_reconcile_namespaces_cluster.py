@@ -80,3 +80,31 @@ def test_the_fast_path_after_a_queue_edit_does_not_write_in_a_foreign_namespace(
         actions = compute_queue_plan(kube, [queue])
     local = [a for a in actions if a.namespace == "team-legacy"]
     assert [(a.kind, a.verb) for a in local] == [("LocalQueue", BLOCKED)]
+
+
+def test_an_admin_adopts_a_foreign_namespace_from_the_cluster_sync_page(
+    cluster, policy, admin, client
+):
+    _namespace(cluster, "team-legacy")
+    services.create_team(
+        slug="legacy", display_name="Legacy", namespaces=["team-legacy"], actor=admin
+    )
+    reconcile()
+    client.force_login(admin)
+    page = client.get("/cluster/").content.decode()
+    assert "exists, not ours; adopt?" in page and 'value="team-legacy"' in page
+    form = {"namespace": "team-legacy", "reason": ""}
+    page = client.post("/cluster/adopt/", form, follow=True).content.decode()
+    assert "reason: say why" in page
+    form["reason"] = "made by hand in 2024"
+    page = client.post("/cluster/adopt/", form, follow=True).content.decode()
+    assert "Adopted team-legacy" in page and 'value="team-legacy"' not in page
+    reconcile()
+    assert _ours(cluster, "team-legacy")[kueue.MANAGED_BY] == kueue.MANAGER
+
+
+def test_only_admins_adopt(team, lead, client):
+    client.force_login(lead)
+    response = client.post("/cluster/adopt/", {"namespace": "team-vision", "reason": "mine"})
+    assert response.status_code == 403
+    assert TeamNamespace.objects.get(name="team-vision").adopted_at is None
