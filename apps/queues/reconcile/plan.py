@@ -199,9 +199,10 @@ def _refused(
     if not namespace:
         return None
     if matches(namespace, rules.protected):
+        advice = "give the team another namespace" if desired else "remove it by hand"
         message = (
             f"{namespace} is a protected system namespace (QM_PROTECTED_NAMESPACES); "
-            "the portal never writes there: give the team another namespace"
+            f"the portal never writes there: {advice}"
         )
     else:
         live = observed.get((kueue.NAMESPACE, "", namespace))
@@ -209,7 +210,8 @@ def _refused(
             return None
         message = (
             f"namespace {namespace} exists, not ours; adopt? The portal neither labels it "
-            f"nor writes in it until an admin runs `manage.py adopt_namespace {namespace}`"
+            "nor writes in it until an admin adopts it (Cluster sync page, or "
+            f"`manage.py adopt_namespace {namespace} --reason …`)"
         )
     return Action(BLOCKED, key, desired=desired, observed=observed.get(key), message=message)
 
