@@ -226,6 +226,12 @@ QM_RECONCILE_DEBOUNCE_SECONDS = env_float("QM_RECONCILE_DEBOUNCE_SECONDS", 0.3)
 QM_RECONCILE_BACKOFF_MAX_SECONDS = env_int("QM_RECONCILE_BACKOFF_MAX_SECONDS", 300)
 QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
 QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
+# The namespace the portal itself runs in (the manifests fill it in from the pod's own);
+# it is always protected, whatever QM_PROTECTED_NAMESPACES says.
+QM_PORTAL_NAMESPACE = env_str("QM_PORTAL_NAMESPACE", "quartermaster")
+# Namespaces no team may be given and the portal never writes into (core.namespaces);
+# "*" matches any run of characters.
+QM_PROTECTED_NAMESPACES = env_list("QM_PROTECTED_NAMESPACES", ["kube-*", "default"])
 # How long one read of queues and workloads serves every viewer of the live views.
 QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 

@@ -73,6 +73,14 @@ MATRIX: dict[str, list[tuple]] = {
     "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, L))],
+    "queues:cluster-adopt": [
+        (
+            "post",
+            "/cluster/adopt/",
+            {"namespace": "team-vision", "reason": "handed over"},
+            (L, 403, 403, 403, 302, L),
+        ),
+    ],  # fmt: skip
     # --- administration pages: platform admins only ({sci} is vision's scientist) -----
     "queues:admin": [("get", "/administration/", None, ADMIN_PAGE)],
     "queues:admin-team-new": [

@@ -61,6 +61,12 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
         (302,),
     ),
     "queues:cluster-import": ("/cluster/import/", ("admin",), {}, (302,)),
+    "queues:cluster-adopt": (
+        "/cluster/adopt/",
+        ("admin",),
+        {"namespace": "team-vision", "reason": "handed over"},
+        (302,),
+    ),
     "accounts:tokens": ("/tokens/", ("scientist", "admin"), {"name": "a", "days": "30"}, (201,)),
     "accounts:token-revoke": ("/tokens/{tok}/revoke/", ("scientist",), {}, (302,)),
     "jobs:launchers": (

@@ -270,6 +270,19 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     return True
 
 
+def refuse_job(job_id: int, *, reason: str, now: datetime) -> bool:
+    """SUBMITTED → FAILED without creating anything: its Job may not be created there."""
+    return bool(
+        BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(
+            state=JobState.FAILED,
+            state_reason=reason,
+            ended_at=now,
+            queue_position=None,
+            version=F("version") + 1,
+        )
+    )
+
+
 def mark_job_created(job_id: int) -> bool:
     return bool(
         BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from django.conf import settings
 
 from apps.queues import kueue
-from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team
+from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team, TeamNamespace
+from apps.queues.reconcile.plan import NamespaceRules
 from apps.queues.snapshots import queue_snapshot
+from core.namespaces import protected_patterns
 
 # Other apps contribute ClusterQueues of their own (the notebook pool of ``apps.jobs``)
 # as queue snapshots, registered from their AppConfig.ready(). They are rendered,
@@ -53,6 +55,12 @@ def load_teams(slugs: set[str] | None = None) -> list[kueue.TeamSpec]:
         kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
         for t in teams
     ]
+
+
+def load_namespace_rules() -> NamespaceRules:
+    """Where the reconciler may write: the deny-list, and the namespaces admins adopted."""
+    adopted = TeamNamespace.objects.exclude(adopted_at=None).values_list("name", flat=True)
+    return NamespaceRules(protected=protected_patterns(), adopted=frozenset(adopted))
 
 
 def load_state() -> kueue.PolicyState:

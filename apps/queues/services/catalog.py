@@ -41,6 +41,7 @@ from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
 from core.audit import record_audit
 from core.errors import NotAllowed
+from core.namespaces import protected_error
 from core.roles import TeamRole
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -98,7 +99,7 @@ def create_team(
     if not namespaces:
         errors.add("namespaces", "a team needs at least one namespace")
     for index, name in enumerate(namespaces):
-        _check(errors, f"namespaces[{index}]", dns_label_error(name))
+        _check(errors, f"namespaces[{index}]", dns_label_error(name) or protected_error(name))
     if Team.objects.filter(slug=slug).exists():
         errors.add("slug", f"a team named {slug!r} already exists")
     taken = TeamNamespace.objects.filter(name__in=namespaces).values_list("name", flat=True)
