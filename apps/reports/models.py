@@ -11,8 +11,9 @@ from django.db import models
 from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor, Team
-from apps.reports.choices import GapCause, Outcome, SizeClass, Transition
+from apps.reports.choices import GapCause, Outcome, SizeClass
 from apps.reports.querysets import ReportQuerySet, TeamScopedQuerySet
+from informer.workload import Transition
 
 
 class WorkloadRecord(models.Model):

@@ -10,9 +10,11 @@ from django.utils import timezone
 
 from apps.queues.models import TeamNamespace
 from apps.reports import extract
-from apps.reports.choices import Outcome, Transition
+from apps.reports.choices import Outcome
 from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
-from informer import objects
+from informer import objects, workload
+from informer.objects import parse_time
+from informer.workload import Transition, TransitionFact
 
 # Kubernetes event types the recorder handles; others (BOOKMARK, SYNCED) carry no workload.
 OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
@@ -45,10 +47,10 @@ def _record_one(
 ) -> int:
     facts = extract.workload_facts(obj)
     record = _upsert_record(facts, obj, teams)
-    steps = extract.extract_transitions(obj)
+    steps = workload.transitions(obj)
     if kind == "DELETED" and record.outcome not in Outcome.terminal_values():
-        stamp = extract.parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
-        steps.append(extract.TransitionFact(Transition.DELETED, stamp))
+        stamp = parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
+        steps.append(TransitionFact(Transition.DELETED, stamp))
     added = _insert(record, steps, rebuilt_since)
     _refresh_summary(record, steps, obj)
     return added
@@ -79,11 +81,11 @@ def _upsert_record(facts: extract.WorkloadFacts, obj: dict, teams: dict[str, int
 
 
 def _insert(
-    record: WorkloadRecord, steps: list[extract.TransitionFact], rebuilt_since: datetime | None
+    record: WorkloadRecord, steps: list[TransitionFact], rebuilt_since: datetime | None
 ) -> int:
     rows = [
         WorkloadTransition(
-            workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message,
+            workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message[:1000],
             detail=s.detail, rebuilt=rebuilt_since is not None and s.at >= rebuilt_since,
         )
         for s in steps
