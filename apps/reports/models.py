@@ -146,25 +146,6 @@ class WeeklyReport(models.Model):
         return f"report {self.week}"
 
 
-class WatchCursor(models.Model):
-    """Where the Workload recorder resumes, and who holds the recorder's lease.
-
-    The lease (``lease_owner`` until ``lease_until``) keeps two overlapping task
-    runs from watching at once; it is taken with a conditional UPDATE.
-    """
-
-    name = models.CharField(max_length=63, unique=True)
-    resource_version = models.CharField(max_length=64, blank=True)
-    lease_owner = models.CharField(max_length=64, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    last_relist_at = models.DateTimeField(null=True, blank=True)
-    events_seen = models.BigIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"{self.name}@{self.resource_version or '-'}"
-
-
 class HistoryGap(models.Model):
     """An interval in which the recorder did not watch and could not resume.
 
