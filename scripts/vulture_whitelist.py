@@ -51,4 +51,3 @@ _.LOWER_OR_NEWER_EQUAL_PRIORITY
 # unread field (point 1) and the informer's run under the reports app's old task name
 # (point 3). Remove these two lines with them.
 _.gpu_resources
-_.record_workloads_task

@@ -129,7 +129,7 @@ def quota_cells(cluster_queue: dict) -> list[QuotaCell]:
 # ----- workloads ---------------------------------------------------------------------
 
 # The states rows show are the Workload module's (informer.workload decides them).
-ADMITTED, RESERVED, PENDING = wl.State.ADMITTED, wl.State.QUOTA_RESERVED, wl.State.PENDING
+ADMITTED, PENDING = wl.State.ADMITTED, wl.State.PENDING
 EVICTED, FINISHED = wl.State.EVICTED, wl.State.FINISHED
 workload_state = wl.state
 
