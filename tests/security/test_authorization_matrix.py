@@ -395,8 +395,10 @@ MATRIX: dict[str, list[tuple]] = {
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
     # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
+    # {closed_cr} was withdrawn: who may not edit the queue is refused before that is said.
     "whatif:from-change-request": [
-        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L))
+        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
+        ("post", "/change-requests/{closed_cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
     ],
     # Who may not edit the queue is refused before the form is read (an empty form).
     "whatif:from-queue": [
@@ -464,6 +466,8 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     request.getfixturevalue("template")
     settings.METRICS_TOKEN = "metrics-only-token"
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    closed = set_policy(queue, lead, quotas=[quota("h100", "41")]).change_request
+    services.withdraw_change_request(closed, actor=lead)
     change_request = set_policy(queue, lead, quotas=[quota("h100", "40")]).change_request
     audit = AuditEntry.objects.filter(team=queue.team).order_by("pk").first()
     bot = UserFactory(username="launcher-bot")
@@ -495,6 +499,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     return {
         "queue": queue,
         "cr": change_request,
+        "closed_cr": closed.pk,
         "audit": audit,
         "users": users,
         "nb": notebook,
@@ -517,6 +522,7 @@ def target_url(url: str, world: dict) -> str:
     return url.format(
         queue=world["queue"].pk,
         cr=world["cr"].pk,
+        closed_cr=world["closed_cr"],
         audit=world["audit"].pk,
         nb=world["nb"].pk,
         nb_name=world["nb"].name,
