@@ -26,6 +26,7 @@ from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
 from core import permissions
 from core.audit import record_audit
+from core.bounds import text_errors
 from core.errors import NotAllowed
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,8 @@ def request_whatif(
 ) -> WhatIfRun:
     """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
     queues = _drafted_queues(draft, actor)
+    if problems := text_errors(reason=reason):
+        raise PolicyError(problems)
     previews = _previews_or_raise(queues, draft, actor)
     current, proposed = policies.current_and_proposed(draft)
     fair = policies.fair_sharing_enabled()
@@ -227,6 +230,8 @@ def apply_whatif(run: WhatIfRun, *, actor, reason: str = "") -> list[queue_servi
     All or nothing: one refused queue rolls back the others. Each save names the
     version the what-if was based on, so a queue changed since gets a conflict.
     """
+    if problems := text_errors(reason=reason):
+        raise PolicyError(problems)
     if run.status != RunStatus.DONE:
         raise PolicyError.single("status", "only a finished what-if can be applied")
     outcomes = []

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.queues import signals
-from apps.queues.bounds import length_error
 from apps.queues.choices import AuditAction
 from apps.queues.errors import PolicyError
 from apps.queues.models import Membership, Team
@@ -18,6 +17,7 @@ from apps.queues.services.catalog import (
     _team_dict,
 )
 from core.audit import record_audit
+from core.bounds import length_error, text_errors
 from core.roles import TeamRole
 
 
@@ -70,6 +70,8 @@ def remove_membership(*, team: Team, user, actor, reason: str = "") -> Membershi
     """Take a user out of a team: they stop seeing its queues and submitting to them.
     Returns the membership as it was."""
     _require_admin(actor)
+    if problems := text_errors(reason=reason):
+        raise PolicyError(problems)
     membership = _membership_or_error(team, user)
     before = _membership_dict(membership)
     record_audit(
