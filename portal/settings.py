@@ -72,6 +72,8 @@ MIDDLEWARE = [
     "portal.request_id.RequestIdMiddleware",
     "portal.http_errors.JsonErrorsMiddleware",
     "portal.http_errors.ApiBodyLimitMiddleware",
+    # Before anything reads the body as JSON (the NUL guard, DRF), and before sign-in.
+    "portal.json_depth.RefuseDeepJsonMiddleware",
     "portal.nul_guard.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
