@@ -10,8 +10,16 @@ import json
 import pytest
 from django.test import Client
 
+from apps.jobs.tests.conftest import pool, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.models import AuditEntry, Cohort
 from portal.json_depth import MAX_DEPTH, nesting_exceeds
+from tests.security.test_authorization_matrix import (  # noqa: F401 (world: a fixture)
+    MATRIX,
+    target_url,
+    world,
+)
+
+WRITES = ("post", "put", "patch", "delete")
 
 RULE = 'must not nest arrays and objects more than 64 levels deep (e.g. {"a": [1]} is 2 levels)'
 
@@ -59,6 +67,27 @@ def test_a_signed_in_deep_body_is_refused_and_writes_nothing(catalog, levels):
     response = signed_in(catalog).post("/api/v1/cohorts/", body, content_type="application/json")
     assert_refused_as_json(response)
     assert (Cohort.objects.count(), AuditEntry.objects.count()) == before
+
+
+def test_every_url_refuses_a_deep_body_before_its_view(db, request):
+    objects = request.getfixturevalue("world")  # the matrix's objects, for the paths
+    urls = {target_url(url, objects) for rows in MATRIX.values() for _, url, _, _ in rows}
+    assert len(urls) > 100
+    answers = {
+        (method, url): getattr(Client(), method)(url, nested(1000), content_type="application/json")
+        for url in sorted(urls)
+        for method in WRITES
+    }
+    wrong = [where for where, response in answers.items() if not names_the_rule(response)]
+    assert not wrong
+
+
+def names_the_rule(response) -> bool:
+    if response.status_code != 400:
+        return False
+    if response["Content-Type"] == "application/json":
+        return response.json()["detail"] == f"body: {RULE}"
+    return response.content.decode() == f"body: {RULE}. Nothing was saved."
 
 
 def test_a_deep_body_to_a_form_page_is_refused_in_words(catalog):
