@@ -80,7 +80,7 @@ def failure(name: str, kind: str, url: str, response) -> str | None:
 
 
 @pytest.fixture
-def objects(request) -> dict:
+def objects(db, request) -> dict:
     """The matrix's world: a queue, a change request, notebooks, a job, a report, a run."""
     return request.getfixturevalue("world")
 
