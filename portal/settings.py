@@ -70,12 +70,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "portal.observability.middleware.MetricsMiddleware",
     "portal.request_id.RequestIdMiddleware",
+    "portal.http_errors.JsonErrorsMiddleware",
     "portal.http_errors.ApiBodyLimitMiddleware",
+    # Before anything reads the body as JSON (the NUL guard, DRF), and before sign-in.
+    "portal.json_depth.RefuseDeepJsonMiddleware",
     "portal.nul_guard.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "portal.append_slash.ReadsOnlyAppendSlashMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
