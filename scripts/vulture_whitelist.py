@@ -9,6 +9,7 @@ serializer conventions are matched by pattern in dead_code.py; only the odd ones
 # DRF: the header of a 401, the router's API root, pagination of every list.
 _.authenticate_header
 _.include_root_view
+_.include_format_suffixes
 _.page_size_query_param
 _.max_page_size
 # drf-spectacular: extensions register themselves by subclassing; a postprocessing hook's

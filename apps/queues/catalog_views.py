@@ -4,6 +4,7 @@ redirects; a service's ``PolicyError`` goes back onto the form and nothing is wr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from django import forms
@@ -44,14 +45,12 @@ def admin_only(view: Callable) -> Callable:
     """Signed in (else the login form) and a platform admin (else 403, as the audit log)."""
 
     @login_required
+    @functools.wraps(view)  # its name, and __wrapped__ for tests that read the view's body
     def guarded(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not permissions.can_manage_catalog(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
 
-    guarded.__name__ = guarded.__qualname__ = view.__name__
-    guarded.__doc__ = view.__doc__
-    guarded.__wrapped__ = view  # so tests/security/test_form_fuzz.py sees it reads a POST
     return guarded
 
 
