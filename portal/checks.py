@@ -9,7 +9,9 @@ timeout shorter than a task's time limit runs that task twice at once.
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from collections.abc import Mapping
 
 from celery import current_app, signals
 from django.conf import settings
@@ -17,6 +19,14 @@ from django.core import checks
 
 TAG = "celery"
 log = logging.getLogger(__name__)
+
+# Settings that were replaced: one still set would otherwise be ignored without a word.
+RETIRED_SETTINGS = {
+    "QM_WHATIF_STUCK_AFTER_SECONDS": (
+        "QM_WHATIF_HEARTBEAT_MISSES: a replay is failed as stuck after (misses + 1) x "
+        "QM_WHATIF_HEARTBEAT_SECONDS"
+    ),
+}
 
 
 def longest_time_limit(tasks: dict, *, hard: float | None, soft: float | None):
@@ -69,6 +79,18 @@ def heartbeat_errors(misses: int) -> list[checks.Error]:
     ]
 
 
+def retired_setting_errors(environ: Mapping[str, str]) -> list[checks.Error]:
+    return [
+        checks.Error(
+            f"{name} is no longer read.",
+            hint=f"Remove it; use {replacement}.",
+            id="quartermaster.E003",
+        )
+        for name, replacement in RETIRED_SETTINGS.items()
+        if name in environ
+    ]
+
+
 @checks.register(TAG)
 def check_celery_settings(**_: object) -> list[checks.Error]:
     # The project's app (portal.celery, which imports this module to register it).
@@ -83,8 +105,10 @@ def check_celery_settings(**_: object) -> list[checks.Error]:
     )
     # Only Redis has a visibility timeout; the embedded filesystem broker has none.
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
-    return visibility_timeout_errors(visibility, longest) + heartbeat_errors(
-        settings.QM_WHATIF_HEARTBEAT_MISSES
+    return (
+        visibility_timeout_errors(visibility, longest)
+        + heartbeat_errors(settings.QM_WHATIF_HEARTBEAT_MISSES)
+        + retired_setting_errors(os.environ)
     )
 
 

@@ -40,3 +40,10 @@ def test_fewer_than_three_heartbeat_misses_is_an_error(settings):
     settings.QM_WHATIF_HEARTBEAT_MISSES = 2
     (error,) = _errors()
     assert "QM_WHATIF_HEARTBEAT_MISSES=2 is below 3" in error
+
+
+def test_a_retired_setting_still_set_is_an_error_naming_its_replacement(monkeypatch):
+    monkeypatch.setenv("QM_WHATIF_STUCK_AFTER_SECONDS", "300")
+    (error,) = [e for e in run_checks(tags=["celery"]) if e.is_serious()]
+    assert error.msg == "QM_WHATIF_STUCK_AFTER_SECONDS is no longer read."
+    assert "QM_WHATIF_HEARTBEAT_MISSES" in error.hint
