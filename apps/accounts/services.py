@@ -15,10 +15,8 @@ from apps.accounts import token_cache
 from apps.accounts.errors import AccountError, TokenError
 from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
-from apps.queues.choices import AuditAction
-from apps.queues.models import AuditEntry
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_anonymous_audit, record_audit
 
 log = logging.getLogger(__name__)
 
@@ -112,12 +110,8 @@ def revoke_api_token(token: ApiToken, *, actor: User | None, reason: str = "") -
     return True
 
 
-def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> AuditEntry:
-    """Audit and log a lockout that has just begun.
-
-    No team: only platform admins read it. Written whether or not the username belongs
-    to an account, and linked to none, so the entry is the same either way.
-    """
+def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> None:
+    """Audit and log a lockout that has just begun (see ``record_anonymous_audit``)."""
     until = datetime.fromtimestamp(lockout.until, tz=UTC)
     if lockout.scope == ACCOUNT:
         limit, subject = settings.QM_LOGIN_FAILURES_PER_ACCOUNT, f"sign-in as {username!r}"
@@ -133,20 +127,17 @@ def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> Au
         reason,
         extra={"lockout_scope": lockout.scope, "username": username, "client_address": address},
     )
-    return AuditEntry.objects.create(
-        actor=None,
-        actor_name="anonymous",
+    record_anonymous_audit(
         action=AuditAction.LOGIN_LOCKOUT,
-        object_type="login",
-        object_id=lockout.subject[:64],
-        object_repr=subject[:300],
+        subject_type="login",
+        subject_id=lockout.subject,
+        subject=subject,
         after={
             "scope": lockout.scope,
             "username": username,
             "address": address,
             "locked_until": until.isoformat(),
         },
-        changes=[],
         reason=reason,
     )
 

@@ -13,7 +13,6 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from apps.queues import services as queue_services
-from apps.queues.choices import AuditAction
 from apps.queues.errors import PolicyError
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.proposals import check_proposal_shape
@@ -25,7 +24,7 @@ from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.errors import NotAllowed
 
 log = logging.getLogger(__name__)

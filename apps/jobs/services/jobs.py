@@ -35,9 +35,9 @@ from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
 from core import permissions
+from core.audit import AuditAction
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60

@@ -7,10 +7,9 @@ from django.db import transaction
 from apps.accounts.errors import TokenError
 from apps.accounts.services import DEFAULT_DAYS, issue_api_token
 from apps.jobs.models import LauncherGrant
-from apps.queues.choices import AuditAction
 from apps.queues.models import Team
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 
 
 def _check(actor) -> None:

@@ -34,8 +34,8 @@ from apps.jobs.services.common import (
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from apps.queues.choices import AuditAction
 from core import permissions
+from core.audit import AuditAction
 from core.dates import format_when
 from core.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 

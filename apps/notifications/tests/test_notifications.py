@@ -17,6 +17,7 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.delivery import DeliveryError
 from apps.notifications.models import Notification
 from apps.notifications.tasks import deliver_notification_task, deliver_pending_notifications_task
+from apps.queues import notices
 from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
@@ -152,8 +153,8 @@ def test_a_queue_out_of_sync_past_the_threshold_tells_leads_and_admins_once(
         policy_version=queue.version,
         updated_at=long_ago,
     )
-    assert services.notify_out_of_sync_queues() == 2
-    assert services.notify_out_of_sync_queues() == 0  # same episode
+    assert notices.notify_out_of_sync_queues() == 2
+    assert notices.notify_out_of_sync_queues() == 0  # same episode
     notified = set(Notification.objects.values_list("user__username", flat=True))
     assert notified == {lead.username, admin.username}
     body = Notification.objects.first().body
@@ -162,7 +163,7 @@ def test_a_queue_out_of_sync_past_the_threshold_tells_leads_and_admins_once(
 
 def test_a_queue_out_of_sync_briefly_tells_nobody(queue, lead, settings):
     settings.QM_CLUSTER_SYNC = True
-    assert services.notify_out_of_sync_queues() == 0  # pending since its creation just now
+    assert notices.notify_out_of_sync_queues() == 0  # pending since its creation just now
 
 
 def test_the_sweep_delivers_what_a_lost_task_left_behind(lead, settings):

@@ -8,8 +8,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.notifications import services as notifications
-from apps.queues.choices import AuditAction, ChangeRequestStatus
+from apps.queues import notices
+from apps.queues.choices import ChangeRequestStatus
 from apps.queues.errors import PolicyError
 from apps.queues.models import ChangeRequest, Queue
 from apps.queues.services.policy import (
@@ -22,7 +22,7 @@ from apps.queues.services.policy import (
 from apps.queues.snapshots import apply_changes, queue_snapshot
 from apps.queues.validation import validate_queue
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.errors import NotAllowed
 
 
@@ -122,7 +122,7 @@ def _decide(request: ChangeRequest, status: str, actor, comment: str, applied_ve
         update_fields=["status", "decided_by", "decided_at", "decision_comment", "applied_version"]
     )
     # Stored with the decision; the email/webhook goes out after commit (on_commit task).
-    notifications.change_request_decided(request)
+    notices.change_request_decided(request)
 
 
 def _audit_decision(request: ChangeRequest, action: str, actor, comment: str) -> None:

@@ -10,7 +10,6 @@ from django.forms.models import model_to_dict
 
 from apps.queues import signals
 from apps.queues.bounds import length_error
-from apps.queues.choices import AuditAction
 from apps.queues.errors import PolicyError
 from apps.queues.models import (
     Cohort,
@@ -39,7 +38,7 @@ from apps.queues.quantity import (
 )
 from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.errors import NotAllowed
 from core.roles import TeamRole
 

@@ -6,7 +6,6 @@ from django.db import transaction
 
 from apps.queues import signals
 from apps.queues.bounds import length_error
-from apps.queues.choices import AuditAction
 from apps.queues.errors import PolicyError
 from apps.queues.models import Membership, Team
 from apps.queues.names import label_value_error
@@ -17,7 +16,7 @@ from apps.queues.services.catalog import (
     _require_admin,
     _team_dict,
 )
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.roles import TeamRole
 
 

@@ -9,9 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
-from apps.notifications import services as notifications
-from apps.queues import signals
-from apps.queues.choices import AuditAction
+from apps.queues import notices, signals
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
 from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.models import (
@@ -30,7 +28,7 @@ from apps.queues.quantity import QuantityError, parse_quantity
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.errors import NotAllowed
 
 CAPACITY_OVERRIDE_HINT = "a platform admin may save it anyway by giving a capacity override reason"
@@ -258,7 +256,7 @@ def _file_change_request(queue, current, proposed, changes, breaches, actor, rea
         change_request=change_request,
     )
     # Stored with the request; email/webhook go out after commit (on_commit task).
-    notifications.change_request_filed(change_request)
+    notices.change_request_filed(change_request)
     return SaveOutcome(queue=queue, changes=changes, change_request=change_request)
 
 
