@@ -21,20 +21,13 @@ from django.utils import timezone
 from apps.notifications import delivery, messages
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification, NotificationPreference
+from core.errors import NotAllowed, RuleBroken
 
 log = logging.getLogger(__name__)
 
 # Sent after commit for every new notification. ``apps.notifications.tasks`` queues
 # its delivery (connected from the app's ready()), so this module never imports tasks.
 notification_created = Signal()
-
-
-class PreferenceError(ValueError):
-    """A preference that cannot be saved; ``field`` names the form field."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
 
 
 def preference_for(user) -> NotificationPreference:
@@ -166,13 +159,19 @@ def save_preferences(
 ) -> NotificationPreference:
     """Each user sets their own; platform admins may set anyone's."""
     if actor.pk != user.pk and not getattr(actor, "is_platform_admin", False):
-        raise PermissionError("only you (or a platform admin) may change your notifications")
+        raise NotAllowed("only you (or a platform admin) may change your notifications")
     if webhook_url and not delivery.webhook_host_allowed(webhook_url):
         allowed = ", ".join(settings.WEBHOOK_ALLOWED_HOSTS) or "none (webhooks are disabled)"
-        raise PreferenceError("webhook_url", f"this host is not allowed; allowed hosts: {allowed}")
+        raise RuleBroken(
+            f"this host is not allowed; allowed hosts: {allowed}",
+            code="invalid",
+            field="webhook_url",
+        )
     unknown = set(muted_kinds or ()) - set(NotificationKind.values)
     if unknown:
-        raise PreferenceError("muted_kinds", f"unknown kinds: {', '.join(sorted(unknown))}")
+        raise RuleBroken(
+            f"unknown kinds: {', '.join(sorted(unknown))}", code="invalid", field="muted_kinds"
+        )
     preference, _ = NotificationPreference.objects.select_for_update().get_or_create(user=user)
     preference.email_enabled = email_enabled
     preference.webhook_url = webhook_url

@@ -22,6 +22,7 @@ from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
 from apps.queues.tests.factories import quota, set_policy
+from core.errors import NotAllowed, RuleBroken
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +128,7 @@ def test_muted_kinds_and_duplicates_create_nothing(lead):
 def test_webhooks_only_go_to_allowed_hosts(lead, settings):
     settings.WEBHOOK_ALLOWED_HOSTS = [".example.org"]
     for url in ("http://10.0.0.1/x", "http://kubernetes.default.svc/x", "file:///etc/passwd"):
-        with pytest.raises(services.PreferenceError):
+        with pytest.raises(RuleBroken):
             services.save_preferences(lead, actor=lead, email_enabled=True, webhook_url=url)
     services.save_preferences(
         lead, actor=lead, email_enabled=True, webhook_url="https://hooks.example.org/q"
@@ -135,7 +136,7 @@ def test_webhooks_only_go_to_allowed_hosts(lead, settings):
 
 
 def test_nobody_edits_someone_elses_preferences(lead, scientist):
-    with pytest.raises(PermissionError):
+    with pytest.raises(NotAllowed):
         services.save_preferences(lead, actor=scientist, email_enabled=False)
 
 

@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from apps.queues import notices
 from apps.queues.choices import ChangeRequestStatus
-from apps.queues.errors import PolicyError
 from apps.queues.models import ChangeRequest, Queue
 from apps.queues.services.policy import (
     apply_policy,
@@ -23,7 +22,7 @@ from apps.queues.snapshots import apply_changes, queue_snapshot
 from apps.queues.validation import validate_queue
 from core import permissions
 from core.audit import AuditAction, record_audit
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 
 
 def _lock_open_request(change_request: ChangeRequest) -> ChangeRequest:
@@ -33,7 +32,7 @@ def _lock_open_request(change_request: ChangeRequest) -> ChangeRequest:
         .get(pk=change_request.pk)
     )
     if not locked.is_open:
-        raise PolicyError.single("status", f"this request is already {locked.status}")
+        raise InvalidInput.single("status", f"this request is already {locked.status}")
     return locked
 
 
@@ -77,7 +76,7 @@ def reject_change_request(change_request: ChangeRequest, *, actor, comment: str)
     if not permissions.can_decide_change_request(actor):
         raise NotAllowed("only platform admins decide change requests")
     if not comment.strip():
-        raise PolicyError.single("comment", "a rejection needs a comment for the requester")
+        raise InvalidInput.single("comment", "a rejection needs a comment for the requester")
     request = _lock_open_request(change_request)
     _decide(request, ChangeRequestStatus.REJECTED, actor, comment)
     _audit_decision(request, AuditAction.CHANGE_REJECTED, actor, comment)

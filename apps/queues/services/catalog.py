@@ -10,7 +10,6 @@ from django.forms.models import model_to_dict
 
 from apps.queues import signals
 from apps.queues.bounds import length_error
-from apps.queues.errors import PolicyError
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -39,7 +38,7 @@ from apps.queues.quantity import (
 from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
 from core.audit import AuditAction, record_audit
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 from core.roles import TeamRole
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -51,7 +50,7 @@ class _Errors(dict):
 
     def raise_if_any(self) -> None:
         if self:
-            raise PolicyError(dict(self))
+            raise InvalidInput(dict(self))
 
 
 def _require_admin(actor) -> None:
@@ -120,7 +119,7 @@ def _team_dict(team: Team) -> dict:
 def add_membership(*, team: Team, user, role: str, actor) -> Membership:
     _require_admin(actor)
     if role not in TeamRole.values:
-        raise PolicyError.single("role", f"must be one of {', '.join(TeamRole.values)}")
+        raise InvalidInput.single("role", f"must be one of {', '.join(TeamRole.values)}")
     existing = Membership.objects.filter(team=team, user=user).first()
     before = _membership_dict(existing) if existing else None
     membership, _ = Membership.objects.update_or_create(

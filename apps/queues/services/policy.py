@@ -11,7 +11,6 @@ from django.db.models import F
 
 from apps.queues import notices, signals
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
-from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
@@ -29,7 +28,7 @@ from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
 from core.audit import AuditAction, record_audit
-from core.errors import NotAllowed
+from core.errors import Conflict, InvalidInput, NotAllowed
 
 CAPACITY_OVERRIDE_HINT = "a platform admin may save it anyway by giving a capacity override reason"
 
@@ -104,7 +103,7 @@ def _optional_quantity(value: str | None) -> Decimal | None:
 def normalize_proposal(current: dict[str, Any], proposal: dict[str, Any]) -> dict[str, Any]:
     """Fill what the caller may not change (name, team, version) from the saved queue.
 
-    Raises PolicyError when the proposal is not shaped like one (unknown fields, a
+    Raises InvalidInput when the proposal is not shaped like one (unknown fields, a
     quota that is not an object, …), before anything reads it.
     """
     check_proposal_shape(proposal)
@@ -160,7 +159,7 @@ def save_queue_policy(
 ) -> SaveOutcome:
     """Save a queue edit, or file it as a change request when it leaves the envelope.
 
-    Raises PolicyError (nothing written), ConflictError (someone saved first) or
+    Raises InvalidInput (nothing written), Conflict (someone saved first) or
     NotAllowed.
     """
     if not permissions.can_edit_queue(actor, queue):
@@ -182,12 +181,22 @@ def save_queue_policy(
     return SaveOutcome(queue=locked, changes=changes)
 
 
+def queue_changed(current_version: int, changes: list[dict]) -> Conflict:
+    """The queue was saved by someone else since the version the caller edited."""
+    return Conflict(
+        "this queue was changed by someone else since you opened it "
+        f"(now version {current_version}); review their changes and save again",
+        current_version=current_version,
+        changes=changes,
+    )
+
+
 def _lock_queue(queue: Queue, expected_version: int) -> Queue:
     # select_for_update serialises concurrent editors of this queue on Postgres;
     # on SQLite the IMMEDIATE transaction already holds the write lock.
     locked = Queue.objects.select_for_update(of=("self",)).with_policy().get(pk=queue.pk)
     if locked.version != expected_version:
-        raise ConflictError(locked.version, changes_since(locked, expected_version))
+        raise queue_changed(locked.version, changes_since(locked, expected_version))
     return locked
 
 
@@ -217,7 +226,7 @@ def raise_on_findings(findings: Findings, actor, capacity_override_reason: str) 
         for path, messages in findings.capacity.items():
             errors.setdefault(path, []).extend(f"{m}; {CAPACITY_OVERRIDE_HINT}" for m in messages)
     if errors:
-        raise PolicyError(errors)
+        raise InvalidInput(errors)
 
 
 def audit_capacity_override(queue: Queue, findings: Findings, actor, reason: str) -> None:
@@ -268,7 +277,7 @@ def apply_policy(queue: Queue, current: dict, proposed: dict, *, actor, reason: 
         version=F("version") + 1
     )
     if bumped != 1:
-        raise ConflictError(Queue.objects.get(pk=queue.pk).version, [])
+        raise queue_changed(Queue.objects.get(pk=queue.pk).version, [])
     _write_fields(queue, proposed)
     _write_quotas(queue, proposed["quotas"])
     saved = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
@@ -328,9 +337,9 @@ def create_queue(
         raise NotAllowed("only platform admins create queues")
     findings = validate_queue(_empty_proposal(name), load_catalog(excluding_queue=None))
     if findings.errors:
-        raise PolicyError(findings.errors)
+        raise InvalidInput(findings.errors)
     if Queue.objects.filter(name=name).exists():
-        raise PolicyError.single("name", f"a queue named {name!r} already exists")
+        raise InvalidInput.single("name", f"a queue named {name!r} already exists")
     queue = Queue.objects.create(name=name, team=team, description=description)
     after = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     record_audit(
