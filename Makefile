@@ -23,6 +23,7 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python scripts/dead_code.py
 
 format: install
 	$(BIN)/ruff format .

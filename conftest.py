@@ -70,20 +70,36 @@ def _fresh_login_counters(settings):
     settings.CACHES = {**settings.CACHES, "shared": shared}
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--tier",
+        choices=("all", "sim", "real"),
+        default="all",
+        help="sim: only tests that need no real control plane; real: only those that do "
+        "(and the checks after them). make test runs sim while the control plane builds.",
+    )
+
+
+def _tier(item) -> int:
+    if item.get_closest_marker("after_real_tier"):
+        return 2
+    return 1 if "[real" in item.nodeid else 0
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     # The real control plane starts once, for the tests that need it, at the end; then
     # the checks of what those tests did to it (``after_real_tier``).
-    def tier(item) -> int:
-        if item.get_closest_marker("after_real_tier"):
-            return 2
-        return 1 if "[real" in item.nodeid else 0
-
-    items.sort(key=tier)  # stable: each tier keeps its order
-    # Only a run of the whole suite (pytest's testpaths, nothing deselected) has run
-    # every real-cluster test.
+    # Only a run of the whole suite (pytest's testpaths, nothing deselected by -k or -m)
+    # has run every real-cluster test; ``--tier real`` leaves none of them out.
     whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS
     config.stash[tiers.REAL_TIER_COMPLETE] = whole and not config.stash.get(tiers.DESELECTED, False)
+    wanted = {"all": {0, 1, 2}, "sim": {0}, "real": {1, 2}}[config.getoption("tier")]
+    kept = [item for item in items if _tier(item) in wanted]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if _tier(item) not in wanted])
+        items[:] = kept
+    items.sort(key=_tier)  # stable: each tier keeps its order
 
 
 def pytest_deselected(items):

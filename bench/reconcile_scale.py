@@ -1,6 +1,6 @@
 """Reconciler at scale: 2,000 team queues × 3 flavors against the simulated cluster.
 
-Measures (and appends to docs/benchmarks.md with ``--write``):
+Measures (and rewrites the Reconciler section of docs/benchmarks.md with ``--write``):
   1. first apply: wall time and write calls of a reconcile on an empty cluster;
   2. no-op reconcile: wall time and write calls (must be 0);
   3. quota edit → ClusterQueue changed in the cluster, p50/p95, with a real
@@ -153,7 +153,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queues", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=40)
-    parser.add_argument("--write", action="store_true", help="append to docs/benchmarks.md")
+    parser.add_argument(
+        "--write", action="store_true", help="rewrite the Reconciler section of docs/benchmarks.md"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="qm-bench-"))
     os.environ.update(
@@ -213,6 +215,8 @@ def _report(args, first, first_s, first_writes, noop, noop_s, noop_writes, laten
         f"- Quota edit → ClusterQueue changed (worker on Redis, {len(latencies)} edits): "
         f"p50 {_percentile(latencies, 0.5):.2f} s, p95 {_percentile(latencies, 0.95):.2f} s, "
         f"max {max(latencies):.2f} s.",
+        f"- Measured {time.strftime('%Y-%m-%d')} on {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at the end of the run.",
     ]
 
 

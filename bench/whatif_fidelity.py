@@ -113,9 +113,9 @@ def record(events: list[tuple[str, dict]], end: datetime) -> tuple[int, int]:
     """Record ``events`` into the emptied history: (transitions, workloads ever evicted)."""
     from django.db import connection
 
-    from apps.reports.choices import Transition
     from apps.reports.models import WorkloadRecord, WorkloadTransition
     from apps.reports.services.history import record_workload_events
+    from informer.workload import Transition
 
     with connection.cursor() as cursor:  # the scratch database's history, and what hangs off it
         cursor.execute(f"TRUNCATE {WorkloadRecord._meta.db_table} CASCADE")

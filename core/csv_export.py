@@ -16,6 +16,8 @@ from typing import Any, TextIO
 from django.http import StreamingHttpResponse
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+# Said out loud: without a charset, HTTP clients and spreadsheets read text/csv as Latin-1.
+CONTENT_TYPE = "text/csv; charset=utf-8"
 _NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 
 
@@ -42,7 +44,7 @@ def csv_response(rows: Iterable[Iterable[Any]], filename: str) -> StreamingHttpR
     """A streamed CSV download of ``rows``."""
     writer = csv.writer(_Echo())
     response = StreamingHttpResponse(
-        (writer.writerow(row) for row in safe_rows(rows)), content_type="text/csv"
+        (writer.writerow(row) for row in safe_rows(rows)), content_type=CONTENT_TYPE
     )
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

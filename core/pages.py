@@ -1,7 +1,9 @@
 """Domain errors on pages: form errors and flash messages, the page side of ``core.errors``.
 
 The API side is ``core.api_errors``. A ``NotAllowed`` needs nothing here: it is a
-``PermissionDenied``, so a page that lets it through answers Django's 403.
+``PermissionDenied``, so a page that lets it through answers 403, its detail shown by
+``templates/403.html``. Any other refusal (a domain error whose status is 403) handed to
+``show_error`` becomes that same 403: a refusal is never a flash message on a redirect.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest
 
-from core.errors import NON_FIELD, DomainError, InvalidInput
+from core.errors import NON_FIELD, DomainError, InvalidInput, NotAllowed
 
 # ``capacity.nvidia.com/gpu`` and ``limits[0].max_nominal`` belong to ``capacity``/``limits``.
 LEADING_NAME = re.compile(r"^[a-z_]+")
@@ -64,6 +66,9 @@ def page_messages(exc: DomainError) -> list[str]:
 
 
 def show_error(request: HttpRequest, exc: DomainError) -> None:
-    """Flash ``exc`` on the next page, one message per field at fault."""
+    """Flash ``exc`` on the next page, one message per field at fault; a refusal (403)
+    is raised as ``NotAllowed`` instead, so the page answers 403 with its message."""
+    if exc.status == 403:
+        raise NotAllowed(exc.detail) from exc
     for line in page_messages(exc):
         messages.error(request, line)

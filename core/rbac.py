@@ -60,6 +60,13 @@ USES: tuple[Use, ...] = (
         Use("apps.queues.reconcile.incremental", KUEUE, kind, ("get",), "fast path after a commit")
         for kind in _QUEUE_KINDS
     ),
+    Use(
+        "apps.queues.reconcile.incremental",
+        "",
+        "namespaces",
+        ("get",),
+        "fast path: only write LocalQueues in namespaces that are ours",
+    ),
     *(
         Use(
             "apps.queues.reconcile.apply",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from kueuemodel import QuantityError, parse_quantity
+
 # Kueue's annotations naming the object a Workload belongs to, when it has no ownerReference.
 OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
 OWNER_GVK = "kueue.x-k8s.io/job-owner-gvk"
@@ -161,10 +163,25 @@ def is_gpu_resource(name: str) -> bool:
     return name == "nvidia.com/gpu" or name.startswith("nvidia.com/mig-")
 
 
+def device_count(value: str | int, resource: str) -> int:
+    """A whole count of a device resource (GPUs, MIG slices) from its quantity.
+
+    The API server only accepts whole numbers for extended resources; anything else is
+    refused with the rule it breaks, never rounded or read as 0.
+    """
+    try:
+        milli = parse_quantity(value)
+    except QuantityError as exc:
+        raise QuantityError(f"{resource}: {value!r} {exc}") from None
+    if milli % 1000 or milli < 0:
+        raise QuantityError(f'{resource}: {value!r} must be a whole number of devices (e.g. "2")')
+    return milli // 1000
+
+
 def _container_gpus(container: dict) -> dict[str, int]:
     resources = container.get("resources") or {}
     wanted = resources.get("requests") or resources.get("limits") or {}
-    return {k: int(float(v)) for k, v in wanted.items() if is_gpu_resource(k)}
+    return {k: device_count(v, k) for k, v in wanted.items() if is_gpu_resource(k)}
 
 
 def pod_set_gpus(pod_set: dict) -> dict[str, int]:
@@ -224,7 +241,8 @@ def gpus_per_flavor(workload: dict) -> dict[str, int]:
         usage = assignment.get("resourceUsage") or {}
         for resource, flavor in (assignment.get("flavors") or {}).items():
             if is_gpu_resource(resource):
-                flavors[flavor] = flavors.get(flavor, 0) + int(float(usage.get(resource, 0)))
+                used = device_count(usage.get(resource, 0), resource)
+                flavors[flavor] = flavors.get(flavor, 0) + used
     return flavors
 
 

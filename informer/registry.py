@@ -1,4 +1,4 @@
-"""Who listens to the informer, and where it keeps its lease and cursors.
+"""Who listens to the informer (its lease and cursors are ``informer.cursors``).
 
 Feature apps register here from their ``AppConfig.ready`` (the informer imports none of
 them): each subscriber names the streams it needs and a switch read at run time, so
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from informer.kinds import workload_ref
 
@@ -40,24 +39,7 @@ class Subscriber:
     enabled: Callable[[], bool] = lambda: True
 
 
-class Saved(Protocol):
-    resource_version: str
-    updated_at: datetime
-
-
-class CursorStore(Protocol):
-    """The database side: one lease, one resumable cursor per stream."""
-
-    def cursor(self, name: str) -> Saved: ...
-    def acquire_lease(self, name: str, owner: str, seconds: float) -> bool: ...
-    def release_lease(self, name: str, owner: str) -> None: ...
-    def save_cursor(
-        self, name: str, resource_version: str, *, events: int = 0, relisted: bool = False
-    ) -> None: ...
-
-
 _subscribers: dict[str, Subscriber] = {}
-_store: list[CursorStore] = []
 
 
 def subscribe(subscriber: Subscriber) -> None:
@@ -72,16 +54,6 @@ def subscribe(subscriber: Subscriber) -> None:
 
 def unsubscribe(name: str) -> None:
     _subscribers.pop(name, None)
-
-
-def use_store(store: CursorStore) -> None:
-    _store[:] = [store]
-
-
-def store() -> CursorStore:
-    if not _store:
-        raise RuntimeError("no cursor store registered (the reports app provides it)")
-    return _store[0]
 
 
 def active() -> list[Subscriber]:

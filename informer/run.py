@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from core.kube import KubeClient, KubeError
 from core.watching import ResumableWatch
-from informer import registry
+from informer import cursors, registry
 from informer.registry import Stream, Subscriber
 
 log = logging.getLogger(__name__)
@@ -98,9 +98,8 @@ def run_informer(
     subscribers = registry.active()
     if not subscribers:
         return {"skipped": "no subscriber enabled"}
-    store = registry.store()
     owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-    if not store.acquire_lease(LEASE, owner, seconds + 60):
+    if not cursors.acquire_lease(LEASE, owner, seconds + 60):
         return {"skipped": "another informer run holds the lease"}
     try:
         client = kube or KubeClient()
@@ -110,7 +109,7 @@ def run_informer(
             if kube is None:
                 client.close()
     finally:
-        store.release_lease(LEASE, owner)
+        cursors.release_lease(LEASE, owner)
 
 
 def _streams(subscribers: list[Subscriber]) -> list[Stream]:
@@ -128,7 +127,6 @@ class _Run:
         self.stop = lambda: stop() or self.halt.is_set()
         self.subscribers = subscribers
         self.streams = _streams(subscribers)
-        self.store = registry.store()
         self.raw: queue.Queue = queue.Queue()
         self.progress: dict[str, _Progress] = {}
         self.memos: dict[str, dict] = {s.name: {} for s in subscribers}
@@ -163,7 +161,7 @@ class _Run:
     # ----- the watch threads (no database access there) ----------------------------------
 
     def _start(self, stream: Stream) -> threading.Thread:
-        saved = self.store.cursor(stream.cursor)
+        saved = cursors.cursor(stream.cursor)
         rv = saved.resource_version
         self.progress[stream.name] = _Progress(rv, saved.updated_at if rv else None)
         thread = threading.Thread(
@@ -262,7 +260,7 @@ class _Run:
                 continue  # inside a relist after a 410, or nothing happened
             synced = any(raw.type == "SYNCED" for raw in mine)
             changes = sum(1 for raw in mine if raw.type in ("ADDED", "MODIFIED", "DELETED"))
-            self.store.save_cursor(stream.cursor, rvs[-1], events=changes, relisted=synced)
+            cursors.save_cursor(stream.cursor, rvs[-1], events=changes, relisted=synced)
             progress = self.progress[stream.name]
             progress.resource_version = rvs[-1]
             if synced or not any(raw.expired for raw in mine):

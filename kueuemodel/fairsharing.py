@@ -31,7 +31,6 @@ Share = tuple[int, float]
 """(1 if infinite else 0, value): tuples compare the way Kueue orders shares."""
 
 MAX_INT64 = 2**63 - 1
-LESS_THAN_OR_EQUAL_TO_FINAL = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL = "LessThanInitialShare"
 
 

@@ -116,15 +116,6 @@ def _multiplier(suffix: str) -> Decimal:
     return Decimal(10) ** exponent
 
 
-def is_quantity(value: object) -> bool:
-    """True for an int (not bool) or text that parses as a quantity."""
-    try:
-        quantity_value(value)  # type: ignore[arg-type]
-    except QuantityError:
-        return False
-    return True
-
-
 def is_binary_resource(resource: str) -> bool:
     """Memory-like resources read best with binary suffixes (``64Gi``)."""
     return resource in ("memory", "ephemeral-storage", "storage") or resource.startswith(

@@ -55,15 +55,15 @@ def visibility_timeout_errors(visibility_timeout: float | None, longest) -> list
     ]
 
 
-def heartbeat_errors(heartbeat: float, stuck_after: float) -> list[checks.Error]:
+def heartbeat_errors(misses: int) -> list[checks.Error]:
     # Three missed beats, not one: a busy database or a GC pause may delay a stamp.
-    if 3 * heartbeat <= stuck_after:
+    if misses >= 3:
         return []
     return [
         checks.Error(
-            f"QM_WHATIF_HEARTBEAT_SECONDS={heartbeat:g} is more than a third of "
-            f"QM_WHATIF_STUCK_AFTER_SECONDS={stuck_after:g}: live what-if runs would be "
-            "failed as stuck.",
+            f"QM_WHATIF_HEARTBEAT_MISSES={misses} is below 3: live what-if runs whose "
+            "heartbeat is late once would be failed as stuck.",
+            hint="Set QM_WHATIF_HEARTBEAT_MISSES=3 or more (default 5).",
             id="quartermaster.E002",
         )
     ]
@@ -84,7 +84,7 @@ def check_celery_settings(**_: object) -> list[checks.Error]:
     # Only Redis has a visibility timeout; the embedded filesystem broker has none.
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
     return visibility_timeout_errors(visibility, longest) + heartbeat_errors(
-        settings.QM_WHATIF_HEARTBEAT_SECONDS, settings.QM_WHATIF_STUCK_AFTER_SECONDS
+        settings.QM_WHATIF_HEARTBEAT_MISSES
     )
 
 

@@ -6,9 +6,12 @@ progress, one line per virtual hour. ``DemoWeek`` follows those lines on a threa
 progress bar in the terminal and the progress record every page shows
 (``portal.preparing``). When the week is done it backfills the week's GPU metrics into
 Prometheus and starts it (when installed), runs ``manage.py finish_demo_week`` (wait for
-the recorder, build the reports) and removes the record. A marker file (``pending``)
-stays until that succeeded: a first start stopped half-way is finished on the next
-start (``resume=True``: the reports of what was played and recorded; no backfill).
+the recorder, build the reports; it waits out a cluster that does not answer) and
+removes the record. A marker file (``pending``) stays until that succeeded: a first start
+stopped half-way is finished on the next start (``resume=True``: the reports of what was
+played and recorded; no backfill). A cluster that stops mid-week (the launcher restarts it
+from its snapshot, without the rest of the week) ends the week early the same way. If
+``finish_demo_week`` fails for good the banner says so until the launcher stops.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 import subprocess
 import sys
 import threading
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -25,9 +30,14 @@ from portal import demo_prometheus, preparing
 
 TITLE = "Preparing the demo week"
 NOTE = "reports and what-if will be ready when it finishes"
+FINISHING = preparing.Preparing(
+    TITLE, "recording the last events and building the week's reports", 100, NOTE
+)
+FAILED_NOTE = "the terminal says why; the next make run tries again"
 PROGRESS = re.compile(r"simcluster seeding: ([\d.]+) of ([\d.]+) days")
 DONE = re.compile(r"simcluster seeded \d+ workloads")
 BAR_WIDTH = 28
+CLUSTER_BACK_SECONDS = 120  # a restarted cluster answers within seconds; then go on anyway
 
 
 def progress(done: float, total: float) -> preparing.Preparing:
@@ -63,6 +73,7 @@ class DemoWeek:
         self.prometheus_port = demo_prometheus.free_port() if available else 0
         self.children: list[subprocess.Popen] = []
         self.ready = threading.Event()
+        self.stopping = threading.Event()  # the launcher is stopping: start nothing more
         self._thread = threading.Thread(target=self._run, name="demo-week", daemon=True)
 
     @property
@@ -72,10 +83,13 @@ class DemoWeek:
     def start(self) -> DemoWeek:
         self.pending.parent.mkdir(parents=True, exist_ok=True)
         self.pending.touch()  # until the reports are built, even across restarts
-        if not self.resume:
-            preparing.write(self.data_dir, progress(0, self.days))
+        first = FINISHING if self.resume else progress(0, self.days)
+        preparing.write(self.data_dir, first)  # before the thread: no page misses it
         self._thread.start()
         return self
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def _run(self) -> None:
         if self.resume:
@@ -99,22 +113,40 @@ class DemoWeek:
                 _say(line.strip())
                 self._finish()
                 return
+        if not self.stopping.is_set():
+            _say("the simulated cluster stopped before the week was played: reporting what was")
+            self._wait_for_cluster()  # the launcher restarts it; the backfill reads it
+            self._finish()
+
+    def _wait_for_cluster(self) -> None:
+        """Until the cluster answers again, for at most ``CLUSTER_BACK_SECONDS``."""
+        deadline = time.monotonic() + CLUSTER_BACK_SECONDS
+        while time.monotonic() < deadline and not self.stopping.is_set():
+            try:
+                with urllib.request.urlopen(f"{self.sim_url}/version", timeout=5):
+                    return
+            except OSError:
+                self.stopping.wait(1.0)
 
     def _finish(self) -> None:
-        step = "recording the last events and building the week's reports"
-        preparing.write(self.data_dir, preparing.Preparing(TITLE, step, 100, NOTE))
+        preparing.write(self.data_dir, FINISHING)
         if self.prometheus_port:
             self._start_prometheus()
+        if self.stopping.is_set():
+            return
         finish = self.spawn("reports", ["finish_demo_week", "--days", str(self.days)])
         self.children.append(finish)
         outcome = finish.wait()
-        preparing.clear(self.data_dir)
         if outcome == 0:
+            preparing.clear(self.data_dir)
             self.pending.unlink(missing_ok=True)
             self.ready.set()
             _say("the demo week is ready: its reports and what-if are open")
-        else:
-            _say(f"finish_demo_week failed (exit {outcome}): see its output above")
+        elif not self.stopping.is_set():
+            # Said on every page, not cleared: the reports are missing and people should know.
+            failed = f"failed: finish_demo_week exited with code {outcome}"
+            preparing.write(self.data_dir, preparing.Preparing(TITLE, failed, 100, FAILED_NOTE))
+            _say(f"{failed}; see its output above. The next start tries again.")
 
     def _start_prometheus(self) -> None:
         _say("backfilling the week's GPU metrics into Prometheus…")

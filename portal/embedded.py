@@ -3,6 +3,9 @@
 Starts the simulated Kubernetes cluster (unless ``QM_CLUSTER_SYNC=false``), the
 web server and a Celery worker with embedded beat (filesystem broker, no Redis),
 prints the URL, demo logins and the kubectl command, and stops everything on Ctrl-C.
+It restarts a child that dies (``portal.supervisor``): the web server keeps answering
+while the worker comes back, and the simulated cluster comes back from its snapshot on
+the same port; one that keeps dying fast stops everything with a message.
 On the first start the portal answers at once: the cluster plays the demo week behind
 it, the worker's history recorder watches it as it happens, and ``DemoWeek``
 (``portal/demo_week.py``) shows the progress (terminal and a banner on every page) and
@@ -15,18 +18,22 @@ writes to a cluster someone else runs.
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import secrets
 import signal
 import socket
 import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
+from typing import IO
 
 from portal import demo_prometheus, preparing
 from portal.demo_week import DemoWeek
 from portal.env import env_bool, env_choice, env_str
+from portal.supervisor import Child, Supervisor, stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -72,18 +79,6 @@ def _start(name: str, argv: list[str]) -> subprocess.Popen:
     return subprocess.Popen(argv, cwd=ROOT, env=_env(), start_new_session=True)
 
 
-def _stop(processes: list[subprocess.Popen]) -> None:
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()  # the leader shuts its own children down cleanly
-    deadline = time.monotonic() + 15
-    for process in processes:
-        try:
-            process.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
 def _free_port() -> int:
     """6443 like a real API server when it is free, otherwise any free port."""
     with socket.socket() as probe:
@@ -94,8 +89,8 @@ def _free_port() -> int:
             return 0
 
 
-def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
-    argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(_free_port())]
+def _start_cluster(*, port: int, token: str, first_start: bool) -> tuple[subprocess.Popen, str]:
+    argv = [PYTHON, "-m", "simcluster", "serve", "--port", str(port), "--token", token]
     argv += ["--kubeconfig-out", str(_simulated_kubeconfig()), "--snapshot", str(_snapshot())]
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]  # what the portal's settings say the cluster's Kueue does
@@ -107,17 +102,42 @@ def _start_cluster(first_start: bool) -> tuple[subprocess.Popen, str]:
         print(f"the simulated cluster plays {DEMO_DAYS} days of demo history behind the portal")
     else:
         argv += ["--trickle"]
-    print(f"starting simulated cluster: {' '.join(argv)}", flush=True)
+    print(f"starting simulated cluster: {' '.join(argv[4:])}", flush=True)
     process = subprocess.Popen(
         argv, cwd=ROOT, env=_env(), start_new_session=True, stdout=subprocess.PIPE, text=True
     )
     line = process.stdout.readline()  # returns once it listens, or empty if it died
     match = re.search(r"listening on (http://\S+)", line)
     if not match:
-        _stop([process])
+        stop_processes([process])
         raise SystemExit(f"the simulated cluster did not start: {line!r}")
     print(line.strip(), flush=True)
     return process, match.group(1)
+
+
+def _cluster_child(*, first_start: bool) -> tuple[Child, str]:
+    """The simulated cluster, started now; restarted on the same port with the same token
+    from its snapshot (never the week again), so the portal's kubeconfig stays valid."""
+    token = secrets.token_hex(16)
+    process, url = _start_cluster(port=_free_port(), token=token, first_start=first_start)
+    port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+
+    def restart() -> subprocess.Popen:
+        again, _ = _start_cluster(port=port, token=token, first_start=False)
+        return _drained(again)
+
+    # Its first output goes to DemoWeek on a first start; nobody else reads it.
+    child = Child("simulated cluster", restart, process=process, stop_last=True)
+    if not first_start:
+        _drained(process)
+    return child, url
+
+
+def _drained(process: subprocess.Popen) -> subprocess.Popen:
+    """Keep reading what the process prints, so a full pipe never blocks it."""
+    thread = threading.Thread(target=process.stdout.read, name="drain", daemon=True)
+    thread.start()
+    return process
 
 
 def _start_real_cluster() -> subprocess.Popen:
@@ -133,30 +153,36 @@ def _start_real_cluster() -> subprocess.Popen:
     )
     line = process.stdout.readline()
     if not line.startswith("realcluster up"):
-        _stop([process])
+        stop_processes([process])
         raise SystemExit(f"the real control plane did not start: {line!r}")
     print(line.strip(), flush=True)
     return process
 
 
-def _start_prometheus(sim_url: str) -> list[subprocess.Popen]:
+def _prometheus_child(sim_url: str) -> Child | None:
     """A real Prometheus on the cluster's metrics when the package is installed."""
     if not demo_prometheus.available():
         print("prometheus is not installed: reports will mark GPU-metric panels as missing")
-        return []
+        return None
     _prometheus_work().mkdir(parents=True, exist_ok=True)
     process, url = demo_prometheus.start(sim_url, _prometheus_work())
     _EXTRA_ENV["PROMETHEUS_URL"] = url
     print(f"Prometheus at {url}", flush=True)
-    return [process]
+    port = int(url.rsplit(":", 1)[1])
+    return Child(
+        "prometheus",
+        lambda: demo_prometheus.start(sim_url, _prometheus_work(), port=port)[0],
+        process=process,
+    )
 
 
-def _demo_week(sim: subprocess.Popen, sim_url: str, *, resume: bool = False) -> DemoWeek:
-    """Follows the week the cluster plays; Prometheus starts (backfilled) when it is done,
-    on a port chosen now so that the web server and worker know its URL from the start."""
+def _demo_week(lines: IO[str], sim_url: str, *, resume: bool = False) -> DemoWeek:
+    """Follows the week the cluster plays (``lines``, its output); Prometheus starts
+    (backfilled) when it is done, on a port chosen now so that the web server and worker
+    know its URL from the start."""
     _prometheus_work().mkdir(parents=True, exist_ok=True)
     week = DemoWeek(
-        sim.stdout, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=_prometheus_work(),
+        lines, sim_url=sim_url, data_dir=_data_dir(), prometheus_work=_prometheus_work(),
         pending=_demo_week_pending(), days=DEMO_DAYS, resume=resume,
         spawn=lambda name, args: _start(name, [PYTHON, "manage.py", *args]),
     )  # fmt: skip
@@ -199,40 +225,52 @@ def main() -> int:
     host, port = os.environ.get("QM_HOST", "127.0.0.1"), os.environ.get("QM_PORT", "8000")
     first_start = not _snapshot().exists()
     with_cluster = env_bool("QM_CLUSTER_SYNC", True)
-    cluster: list[subprocess.Popen] = []
-    processes: list[subprocess.Popen] = []
+    supervisor = Supervisor(say=_say)
     week: DemoWeek | None = None
     stop = {"now": False}
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     preparing.clear(_data_dir())  # a launcher that was killed may have left its record
+    failure = None
     try:
         if with_cluster and _real():
-            cluster.append(_start_real_cluster())
+            # Fresh on every start, so a restart would lose what the portal put there.
+            real = Child("real control plane", _start_real_cluster, restart=False, stop_last=True)
+            supervisor.add(real)
         elif with_cluster:
-            sim, sim_url = _start_cluster(first_start)
-            cluster.append(sim)
+            cluster, sim_url = _cluster_child(first_start=first_start)
+            supervisor.add(cluster)
             if first_start:
-                week = _demo_week(sim, sim_url).start()
+                week = _demo_week(cluster.process.stdout, sim_url).start()
             else:
-                cluster[:0] = _start_prometheus(sim_url)
+                if prometheus := _prometheus_child(sim_url):
+                    supervisor.add(prometheus)
                 if _demo_week_pending().exists():  # the first start was stopped half-way
-                    week = _demo_week(sim, sim_url, resume=True)
+                    # Nothing more to follow: the cluster's output is drained already.
+                    week = _demo_week(io.StringIO(), sim_url, resume=True)
         # The real cluster has no generated week: it gets the demo policy only.
         _prepare(seeded=with_cluster and not _real())
-        processes = [_start("web", _web_argv(host, port)), _start("worker+beat", _worker_argv())]
+        supervisor.add(Child("web", lambda: _start("web", _web_argv(host, port))))
+        supervisor.add(Child("worker+beat", lambda: _start("worker+beat", _worker_argv())))
         _announce(host, port, with_cluster=with_cluster)
         if week is not None and week.resume:
             week.start()
-        while not stop["now"] and all(p.poll() is None for p in processes):
-            time.sleep(0.5)
+        failure = supervisor.run(lambda: stop["now"])
     finally:
         print("\nstopping…", flush=True)
-        _stop((week.children if week else []) + processes)
-        _stop(cluster)  # last, so it saves its snapshot after the worker's final writes
+        if week is not None:
+            week.stop()
+            stop_processes(week.children)
+        supervisor.stop()  # the cluster last, so it saves its snapshot after the worker's writes
         preparing.clear(_data_dir())
-    failed = [p for p in processes if p.returncode not in (0, -signal.SIGTERM, None)]
-    return 1 if failed and not stop["now"] else 0
+    if failure:
+        print(f"make run stopped: {failure}", file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
 
 
 # What every start runs before the web server and worker, in order. Both demo commands
@@ -264,7 +302,8 @@ def _worker_argv() -> list[str]:
 def _announce(host: str, port: str, *, with_cluster: bool) -> None:
     print(f"\nQuartermaster is running at http://{host}:{port}/  (Ctrl-C stops everything)\n")
     if with_cluster:
-        kubeconfig = _kubeconfig().relative_to(ROOT)
+        kubeconfig = _kubeconfig()  # relative when under the checkout, as make run's default
+        kubeconfig = kubeconfig.relative_to(ROOT) if kubeconfig.is_relative_to(ROOT) else kubeconfig
         print(f"Kueue objects: kubectl --kubeconfig {kubeconfig} get clusterqueues,workloads -A\n")
     sys.stdout.flush()
 

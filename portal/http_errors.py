@@ -1,29 +1,67 @@
 """Errors Django answers itself, outside DRF's exception handler: JSON of the API's
-shape (``core.api_errors``) for paths under ``/api/``, Django's HTML pages elsewhere.
+shape (``core.api_errors``) for API clients (paths under ``/api/``, and token clients
+anywhere), Django's HTML pages for browsers.
 
-Wired in ``portal.urls`` (handler400/403/404/500), ``CSRF_FAILURE_VIEW`` and the
-``ApiBodyLimitMiddleware`` in settings.
+Wired in ``portal.urls`` (handler400/403/404/500), ``CSRF_FAILURE_VIEW`` and two
+middlewares in settings: ``ApiBodyLimitMiddleware`` and ``JsonErrorsMiddleware``, which
+catches the errors no handler sees (Django's debug pages, a bare 405, another
+renderer's error).
 """
 
 from __future__ import annotations
 
+from http.client import responses
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.views import csrf, defaults
 
-from core.api_errors import error_body
+from apps.accounts.authentication import SCHEMES
+from core.api_errors import domain_body, error_body
+from core.errors import InvalidInput
 from portal.request_id import current_request_id
 
 API_PREFIX = "/api/"
+JSON = "application/json"
+# Codes of the API's vocabulary for the statuses Django answers on its own.
+CODES = {
+    400: "bad_request",
+    401: "not_authenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    429: "throttled",
+    500: "server_error",
+}
+# Bodies read as form pairs; any other body may be read as JSON by someone.
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+# Response headers an error keeps when its body is replaced.
+KEPT_HEADERS = ("Allow", "WWW-Authenticate", "Retry-After")
 
 
 def is_api(request: HttpRequest) -> bool:
-    return request.path.startswith(API_PREFIX)
+    """Whether errors are answered as JSON: an API path, or a token client (a script
+    downloading a report) on any path."""
+    if request.path.startswith(API_PREFIX):
+        return True
+    scheme = request.headers.get("Authorization", "").split(" ", 1)[0]
+    return scheme.lower().encode() in SCHEMES
 
 
 def too_large_body() -> dict:
     return error_body("too_large", "the request body is larger than the server accepts")
+
+
+def refuse_input(request: HttpRequest, field: str, rule: str) -> HttpResponse:
+    """400 for input refused at the edge, before any view ran: the API's body for API
+    clients, one line of text for a browser (no page to put it on)."""
+    if is_api(request):
+        return JsonResponse(domain_body(InvalidInput.single(field, rule)), status=400)
+    return HttpResponseBadRequest(
+        f"{field}: {rule}. Nothing was saved.", content_type="text/plain; charset=utf-8"
+    )
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
@@ -45,20 +83,34 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api(request):
         return defaults.page_not_found(request, exception)
-    body = error_body("not_found", f"no API endpoint at {request.path}")
-    return JsonResponse(body, status=404)
+    return json_error(request, 404)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     if not is_api(request):
         return defaults.server_error(request)
-    request_id = current_request_id()
-    body = error_body(
-        "server_error",
-        f"something went wrong on our side; quote request id {request_id} when reporting it",
-        request_id=request_id,
-    )
-    return JsonResponse(body, status=500)
+    return json_error(request, 500)
+
+
+def json_error(request: HttpRequest, status: int) -> JsonResponse:
+    """The API's error body for a status Django (not a view) decided on."""
+    if status == 500:
+        request_id = current_request_id()
+        body = error_body(
+            "server_error",
+            f"something went wrong on our side; quote request id {request_id} when reporting it",
+            request_id=request_id,
+        )
+    elif status == 404:
+        body = error_body("not_found", f"nothing at {request.path}")
+    elif status == 405:
+        body = error_body("method_not_allowed", f"{request.method} is not allowed here")
+    else:
+        code = CODES.get(status, "error")
+        body = error_body(
+            code, f"{responses.get(status, 'Error')} ({request.method} {request.path})"
+        )
+    return JsonResponse(body, status=status)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -89,3 +141,31 @@ def _declared_length(request: HttpRequest) -> int:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
+
+
+class JsonErrorsMiddleware:
+    """Give an API client's error the API's shape when something else answered it.
+
+    The handlers above cover Django's errors in production, but not Django's debug pages
+    (``DEBUG``, as ``make run`` serves: an unknown URL or an exception is an HTML page),
+    a view's bare 405, nor an error a non-JSON renderer drew (the schema view's). A
+    script must never have to parse HTML to learn what went wrong. Logging is untouched:
+    Django has logged the error by the time the response comes back here.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code < 400 or not is_api(request) or _is_json(response):
+            return response
+        replaced = json_error(request, response.status_code)
+        for header in KEPT_HEADERS:
+            if header in response:
+                replaced[header] = response[header]
+        return replaced
+
+
+def _is_json(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").split(";")[0].strip() == JSON

@@ -12,16 +12,13 @@ import json
 from collections.abc import Iterator
 from urllib.parse import parse_qsl
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.http.multipartparser import MultiPartParserError
 
-from core.api_errors import domain_body
-from core.errors import InvalidInput
-from portal.http_errors import is_api
+from portal.http_errors import FORM_TYPES, refuse_input
 
 NUL = "\x00"
 RULE = "must not contain NUL characters"
-FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
 class RefuseNulMiddleware:
@@ -32,11 +29,7 @@ class RefuseNulMiddleware:
         where = nul_location(request)
         if where is None:
             return self.get_response(request)
-        if is_api(request):
-            return JsonResponse(domain_body(InvalidInput.single(where, RULE)), status=400)
-        return HttpResponseBadRequest(
-            f"{where}: {RULE}. Nothing was saved.", content_type="text/plain; charset=utf-8"
-        )
+        return refuse_input(request, where, RULE)
 
 
 def nul_location(request: HttpRequest) -> str | None:

@@ -58,11 +58,13 @@ def beat_schedule() -> dict:
         "options": {"expires": 5 * 60},
     }
     # A replay whose worker was killed would show "Replaying…" until the broker hands
-    # its message out again (an hour); fail such runs within minutes instead.
+    # its message out again (an hour). Looking once per heartbeat interval fails such a
+    # run at most one interval after its missed beats make it stuck (docs/whatif.md).
+    beat = settings.QM_WHATIF_HEARTBEAT_SECONDS
     schedule["sweep-stuck-whatifs"] = {
         "task": "apps.whatif.tasks.sweep_stuck_whatifs_task",
-        "schedule": timedelta(minutes=1),
-        "options": {"expires": 60},
+        "schedule": timedelta(seconds=beat),
+        "options": {"expires": beat},
     }
     # Monday 03:00 UTC: store last week's report snapshot (usage from Prometheus is
     # read now, before its retention drops it); pages only read snapshots, so they stay fast.

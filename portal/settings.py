@@ -70,12 +70,15 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "portal.observability.middleware.MetricsMiddleware",
     "portal.request_id.RequestIdMiddleware",
+    "portal.http_errors.JsonErrorsMiddleware",
     "portal.http_errors.ApiBodyLimitMiddleware",
+    # Before anything reads the body as JSON (the NUL guard, DRF), and before sign-in.
+    "portal.json_depth.RefuseDeepJsonMiddleware",
     "portal.nul_guard.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.common.CommonMiddleware",
+    "portal.append_slash.ReadsOnlyAppendSlashMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -226,6 +229,12 @@ QM_RECONCILE_DEBOUNCE_SECONDS = env_float("QM_RECONCILE_DEBOUNCE_SECONDS", 0.3)
 QM_RECONCILE_BACKOFF_MAX_SECONDS = env_int("QM_RECONCILE_BACKOFF_MAX_SECONDS", 300)
 QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
 QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
+# The namespace the portal itself runs in (the manifests fill it in from the pod's own);
+# it is always protected, whatever QM_PROTECTED_NAMESPACES says.
+QM_PORTAL_NAMESPACE = env_str("QM_PORTAL_NAMESPACE", "quartermaster")
+# Namespaces no team may be given and the portal never writes into (core.namespaces);
+# "*" matches any run of characters.
+QM_PROTECTED_NAMESPACES = env_list("QM_PROTECTED_NAMESPACES", ["kube-*", "default"])
 # How long one read of queues and workloads serves every viewer of the live views.
 QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 
@@ -235,11 +244,11 @@ QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 QM_KUEUE_FAIR_SHARING = env_bool("QM_KUEUE_FAIR_SHARING", False)
 QM_WHATIF_HISTORY_DAYS = env_int("QM_WHATIF_HISTORY_DAYS", 7)
 QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS", 900)
-# A replay's worker stamps it this often while it computes; a replay whose stamp is older
-# than QM_WHATIF_STUCK_AFTER_SECONDS lost its worker, and the sweep fails its run. The
-# system check keeps the stamp interval at most a third of the threshold.
-QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 30.0)
-QM_WHATIF_STUCK_AFTER_SECONDS = env_float("QM_WHATIF_STUCK_AFTER_SECONDS", 300.0)
+# A replay's worker stamps it this often while it computes, and the sweep looks as often;
+# a replay that missed QM_WHATIF_HEARTBEAT_MISSES stamps lost its worker, and the sweep
+# fails its run: within (misses + 1) × interval of the worker's death, 60 s by default.
+QM_WHATIF_HEARTBEAT_SECONDS = env_float("QM_WHATIF_HEARTBEAT_SECONDS", 10.0)
+QM_WHATIF_HEARTBEAT_MISSES = env_int("QM_WHATIF_HEARTBEAT_MISSES", 5)
 
 # --- Notebooks and batch jobs ----------------------------------------------------
 # Where a notebook's "Open" goes: the ingress or proxy in front of notebook Services, as a

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the real control plane (etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, kwok, kueue) from published Go modules into a cache
-# outside the checkout:
+# kube-scheduler, kwok, kueue; kubectl too unless one within its skew is on PATH)
+# from published Go modules into a cache outside the checkout:
 #
 #   ${QM_REALCLUSTER_CACHE:-$HOME/.cache/quartermaster}/kube-<K>-kueue-<Q>-kwok-<W>-etcd-<E>/
 #     bin/          the binaries
@@ -162,9 +162,23 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
         "-X $pkg.buildDate=$KUBE_DATE"
     )
 done
-for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+for cmd in kube-apiserver kube-controller-manager kube-scheduler; do
     build kube "$cmd" "k8s.io/kubernetes/cmd/$cmd" "${KUBE_LDFLAGS[@]}"
 done
+
+# kubectl is only a client: one on PATH within its supported skew (one minor version either
+# side of the API server) is copied instead of spending a minute building another.
+kubectl_minor() { "$1" version --client -o json 2>/dev/null | sed -n 's/.*"minor": *"\([0-9]*\).*/\1/p' | head -n1; }
+KUBECTL_REUSED=""
+if found="$(command -v kubectl)"; then
+    minor="$(kubectl_minor "$found")"
+    if [[ -n "$minor" ]] && ((minor >= KUBE_MINOR - 1 && minor <= KUBE_MINOR + 1)); then
+        cp "$(readlink -f "$found")" "$TMP/bin/kubectl"
+        KUBECTL_REUSED="1.$minor"
+        log "reusing kubectl 1.$minor from $found (within one minor of $KUBERNETES)"
+    fi
+fi
+[[ -n "$KUBECTL_REUSED" ]] || build kube kubectl k8s.io/kubernetes/cmd/kubectl "${KUBE_LDFLAGS[@]}"
 
 build etcd etcd go.etcd.io/etcd/server/v3 \
     "-X go.etcd.io/etcd/api/v3/version.GitSHA=${ETCD_COMMIT:-unknown}"
@@ -187,7 +201,9 @@ check_version() { # check_version <binary> <expected substring> <args...>
 check_version kube-apiserver "Kubernetes $KUBERNETES" --version
 check_version kube-controller-manager "Kubernetes $KUBERNETES" --version
 check_version kube-scheduler "Kubernetes $KUBERNETES" --version
-check_version kubectl "gitVersion: $KUBERNETES" version --client -o yaml
+if [[ -z "$KUBECTL_REUSED" ]]; then
+    check_version kubectl "gitVersion: $KUBERNETES" version --client -o yaml
+fi
 check_version etcd "etcd Version: ${ETCD#v}" --version
 check_version kwok "$KWOK" --version
 

@@ -14,15 +14,6 @@ import subprocess
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-BINARIES = (
-    "etcd",
-    "kube-apiserver",
-    "kube-controller-manager",
-    "kube-scheduler",
-    "kubectl",
-    "kwok",
-    "kueue",
-)
 
 
 def _read_env_file(path: Path) -> dict[str, str]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from apps.jobs.models import InteractivePool
 
-GPU_FREE_RESOURCES = ("cpu", "memory")
-
 
 def pool_snapshot(pool: InteractivePool) -> dict:
     """The pool in ``apps.queues.snapshots`` form.

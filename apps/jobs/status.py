@@ -17,23 +17,31 @@ from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
 from informer.objects import (
     cluster_queue,
     condition,
-    is_true,
     meta,
     owner_key,
-    parse_time,
     pod_phase,
     pod_ready,
     pods_of,
     preemptor_uid,
-    preemptor_uids,
     queue_name,
     transition_time,
 )
+from informer.workload import (
+    Transition,
+    is_finished,
+    is_reserved,
+    last_checkpoint,
+    lost_since,
+    pending,
+    transitions,
+)
 
-__all__ = ["condition", "is_true", "owner_key", "pods_of", "preemptor_uid", "preemptor_uids"]
+__all__ = [
+    "condition",
+    "last_checkpoint",
+    "pods_of",
+]
 
-# Written by the job's checkpoint hook (docs/checkpoints.md): its newest checkpoint.
-LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
 # How a pending reason starts when Kueue admitted the workload but no node takes the pod
 # (the spawn progress reads it to show "pod scheduled" as the blocked step).
 ADMITTED_UNSCHEDULABLE = "admitted but unschedulable"
@@ -76,12 +84,12 @@ class Phase:
 
 def notebook_phase(workload: dict | None, pods: list[dict]) -> Phase:
     """Queued until Kueue reserves quota, Starting until the pod is ready, then Ready."""
-    if workload is not None and is_true(workload, "Finished"):
+    if workload is not None and is_finished(workload):
         cond = condition(workload, "Finished")
         return Phase(NotebookState.FAILED, cond.get("message") or "the workload finished")
     if any(pod_phase(p) == "Failed" for p in pods):
         return Phase(NotebookState.FAILED, "the notebook pod failed")
-    if workload is None or not is_true(workload, "QuotaReserved"):
+    if not is_reserved(workload):
         return Phase(NotebookState.QUEUED)
     if pods and all(pod_ready(p) for p in pods):
         return Phase(NotebookState.READY)
@@ -103,7 +111,7 @@ def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phas
             cond = condition(job, kind)
             if cond and cond.get("status") == "True":
                 return Phase(state, cond.get("message") or "")
-    if workload is None or not is_true(workload, "QuotaReserved"):
+    if not is_reserved(workload):
         return Phase(JobState.QUEUED)
     running = [p for p in pods if pod_phase(p) == "Running"]
     if running and not (job or {}).get("spec", {}).get("suspend", False):
@@ -201,11 +209,11 @@ def pending_reason(
     """Why it is not running yet, in words a scientist can act on."""
     if workload is None:
         return "waiting for Kueue to create the workload"
-    if is_true(workload, "QuotaReserved"):
+    waiting = pending(workload)
+    if waiting is None:
         message = plain_unschedulable(unschedulable_message(pods), need)
         return f"{ADMITTED_UNSCHEDULABLE}: {message}" if message else ""
-    cond = condition(workload, "QuotaReserved") or {}
-    reason = cond.get("reason") or ""
+    reason = waiting.reason
     cq_name = _admission_cq(workload, cluster_queues)
     cq = next((c for c in cluster_queues if meta(c).get("name") == cq_name), None)
     if reason in ("", "WaitingForQuota", "Pending") and cq is not None:
@@ -218,7 +226,7 @@ def pending_reason(
     if reason == "WaitingForPreemptedWorkloads":
         return "waiting for preempted workloads to release their GPUs"
     if reason:
-        return f"{reason}: {cond.get('message', '')}".strip()
+        return f"{reason}: {waiting.message}".strip()
     return "waiting for Kueue to consider the workload"
 
 
@@ -245,55 +253,50 @@ def _at(cond: dict) -> datetime | None:
 
 
 def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEntry]:
-    """The transitions visible on the Workload now (conditions keep only the latest)."""
+    """The transitions visible on the Workload now (conditions keep only the latest).
+
+    Keyed by the API server's own timestamps, so each version adds only what is new.
+    """
+    seen = {fact.type: fact for fact in transitions(workload)}
     entries = []
-    reserved = condition(workload, "QuotaReserved")
-    if reserved and reserved.get("status") == "True" and _at(reserved):
+    if reserved := seen.get(Transition.QUOTA_RESERVED):
+        key = f"admitted:{reserved.stamp}"
         entries.append(
-            HistoryEntry(
-                f"admitted:{reserved['lastTransitionTime']}",
-                JobEventKind.ADMITTED,
-                _at(reserved),
-                "QuotaReserved",
-                reserved.get("message", ""),
-            )
+            HistoryEntry(key, JobEventKind.ADMITTED, reserved.at, "QuotaReserved", reserved.message)
         )
-    evicted = condition(workload, "Evicted")
-    if evicted and evicted.get("status") == "True" and _at(evicted):
-        preempted = condition(workload, "Preempted")
-        if preempted and preempted.get("status") == "True":
-            entries.append(
-                HistoryEntry(
-                    f"preempted:{evicted['lastTransitionTime']}",
-                    JobEventKind.PREEMPTED,
-                    _at(evicted),
-                    preempted.get("reason", ""),
-                    preempted.get("message", ""),
-                    preemptor_of(preempted.get("message", ""), workloads_by_uid),
-                )
-            )
-        else:
-            entries.append(
-                HistoryEntry(
-                    f"evicted:{evicted['lastTransitionTime']}",
-                    JobEventKind.EVICTED,
-                    _at(evicted),
-                    evicted.get("reason", ""),
-                    evicted.get("message", ""),
-                )
-            )
-    finished = condition(workload, "Finished")
-    if finished and finished.get("status") == "True" and _at(finished):
+    if evicted := seen.get(Transition.EVICTED):
+        entries.append(_eviction(evicted, seen.get(Transition.PREEMPTED), workloads_by_uid))
+    if finished := seen.get(Transition.FINISHED):
         entries.append(
             HistoryEntry(
-                f"finished:{finished['lastTransitionTime']}",
+                f"finished:{finished.stamp}",
                 JobEventKind.FINISHED,
-                _at(finished),
-                finished.get("reason", ""),
-                finished.get("message", ""),
+                finished.at,
+                finished.reason,
+                finished.message,
             )
         )
     return entries
+
+
+def _eviction(evicted, preempted, workloads_by_uid: dict[str, dict]) -> HistoryEntry:
+    """An eviction, told as a preemption when Kueue says one caused it."""
+    if preempted is None:
+        return HistoryEntry(
+            f"evicted:{evicted.stamp}",
+            JobEventKind.EVICTED,
+            evicted.at,
+            evicted.reason,
+            evicted.message,
+        )
+    return HistoryEntry(
+        f"preempted:{evicted.stamp}",
+        JobEventKind.PREEMPTED,
+        evicted.at,
+        preempted.reason,
+        preempted.message,
+        preemptor_of(preempted.message, workloads_by_uid),
+    )
 
 
 def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
@@ -306,11 +309,6 @@ def preemptor_of(message: str, workloads_by_uid: dict[str, dict]) -> str:
     return f"{namespace}/{name}"
 
 
-def last_checkpoint(workload: dict) -> datetime | None:
-    """When the job last wrote a checkpoint, as it reports on its Workload (if it does)."""
-    return parse_time((meta(workload).get("annotations") or {}).get(LAST_CHECKPOINT))
-
-
 @dataclass(frozen=True)
 class WorkLost:
     seconds: int
@@ -320,10 +318,10 @@ class WorkLost:
 def work_lost(
     preempted_at: datetime, admitted_at: datetime | None, checkpoint: datetime | None
 ) -> WorkLost | None:
-    """Work a preemption threw away: since the last checkpoint of that run, or since its
-    admission (None when the admission is not known)."""
+    """Work a preemption threw away, by the one lost-work rule (``lost_since``): since
+    the last checkpoint of that run, or since its admission (None when that is unknown)."""
     if admitted_at is None or preempted_at < admitted_at:
         return None
-    if checkpoint is not None and admitted_at <= checkpoint <= preempted_at:
-        return WorkLost(int((preempted_at - checkpoint).total_seconds()), "checkpoint")
-    return WorkLost(int((preempted_at - admitted_at).total_seconds()), "admission")
+    since, known = lost_since(admitted_at, preempted_at, checkpoint)
+    seconds = int((preempted_at - since).total_seconds())
+    return WorkLost(seconds, "checkpoint" if known else "admission")

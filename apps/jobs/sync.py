@@ -15,15 +15,19 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from apps.jobs import cluster
 from apps.jobs import status as st
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, notebook_manifests
 from apps.jobs.models import BatchJob, Notebook
-from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created
+from apps.jobs.services.common import SYSTEM
+from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created, refuse_job
+from apps.jobs.services.notebooks import stop_notebook
 from apps.jobs.services.upkeep import NotebookStatus, apply_status, mark_provisioned
 from core.kube import KubeClient
+from core.namespaces import is_protected, protected_error
 
 # A row still waiting for its creation task this long after the request is re-driven.
 STUCK_AFTER = timedelta(seconds=30)
@@ -35,6 +39,9 @@ def provision_notebook(client: KubeClient, notebook_id: int) -> str:
     notebook = notebook.filter(pk=notebook_id).first()
     if notebook is None or notebook.state != NotebookState.REQUESTED:
         return "skipped"
+    if refusal := protected_error(notebook.namespace):
+        stop_notebook(notebook, actor=SYSTEM, state=NotebookState.FAILED, reason=refusal)
+        return "refused"
     cluster.create_all(client, notebook_manifests(notebook))
     if not mark_provisioned(notebook.pk):
         # Race: the notebook was stopped while we created its objects, and its
@@ -46,7 +53,7 @@ def provision_notebook(client: KubeClient, notebook_id: int) -> str:
 
 def teardown_notebook(client: KubeClient, notebook_id: int) -> str:
     notebook = Notebook.objects.filter(pk=notebook_id).first()
-    if notebook is None or notebook.is_active:
+    if notebook is None or notebook.is_active or is_protected(notebook.namespace):
         return "skipped"
     cluster.delete_notebook(client, notebook.namespace, notebook.name)
     return "deleted"
@@ -56,6 +63,9 @@ def create_job(client: KubeClient, job_id: int) -> str:
     job = BatchJob.objects.with_related().select_related("template").filter(pk=job_id).first()
     if job is None or job.state != JobState.SUBMITTED:
         return "skipped"
+    if refusal := protected_error(job.namespace):
+        refuse_job(job.pk, reason=refusal, now=timezone.now())
+        return "refused"
     cluster.create_all(client, [job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM)])
     if not mark_job_created(job.pk):
         cluster.delete_job(client, job.namespace, job.name)  # cancelled meanwhile
@@ -65,7 +75,7 @@ def create_job(client: KubeClient, job_id: int) -> str:
 
 def teardown_job(client: KubeClient, job_id: int) -> str:
     job = BatchJob.objects.filter(pk=job_id).first()
-    if job is None or job.is_active:
+    if job is None or job.is_active or is_protected(job.namespace):
         return "skipped"
     cluster.delete_job(client, job.namespace, job.name)
     return "deleted"

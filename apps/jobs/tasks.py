@@ -17,7 +17,6 @@ from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
 from core import prometheus
 from core.kube import KubeClient, KubeError
-from informer.tasks import run_informer_task
 
 
 def _backoff(retries: int) -> float:
@@ -84,13 +83,6 @@ def sync_jobs_status_task() -> dict:
             return sync.sync_status(client, now=timezone.now())
     except KubeError as exc:
         return {"error": exc.describe()}  # the next scheduled run is the retry
-
-
-@shared_task(soft_time_limit=600)
-def watch_jobs_status_task(seconds: int | None = None) -> dict:
-    """The informer's run under this module's old name: a message queued before an
-    upgrade (or by a script) still starts the one informer chain."""
-    return run_informer_task.run(seconds)
 
 
 @shared_task(soft_time_limit=120)

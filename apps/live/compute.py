@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
 from informer import objects as o
+from informer import workload as wl
 from informer.objects import condition
 
 ZERO = Decimal(0)
@@ -26,7 +27,7 @@ def _q(text) -> Decimal:
         return ZERO
 
 
-_meta, _status, _true = o.meta, o.status, o.is_true
+_meta, _status = o.meta, o.status
 
 
 # ----- quota per ClusterQueue × flavor × resource ------------------------------------
@@ -127,23 +128,10 @@ def quota_cells(cluster_queue: dict) -> list[QuotaCell]:
 
 # ----- workloads ---------------------------------------------------------------------
 
-ADMITTED, RESERVED, PENDING, EVICTED, FINISHED = (
-    "admitted",
-    "quota-reserved",
-    "pending",
-    "evicted",
-    "finished",
-)
-
-
-def workload_state(workload: dict) -> str:
-    if _true(workload, "Finished"):
-        return FINISHED
-    if _true(workload, "Admitted"):
-        return ADMITTED
-    if _true(workload, "QuotaReserved"):
-        return EVICTED if _true(workload, "Evicted") else RESERVED
-    return PENDING
+# The states rows show are the Workload module's (informer.workload decides them).
+ADMITTED, PENDING = wl.State.ADMITTED, wl.State.PENDING
+EVICTED, FINISHED = wl.State.EVICTED, wl.State.FINISHED
+workload_state = wl.state
 
 
 def cluster_queue_of(workload: dict, lq_to_cq: dict[tuple[str, str], str]) -> str:
@@ -189,8 +177,8 @@ def flavors_by_pod_set(workload: dict) -> list[dict]:
 
 def workload_row(workload: dict, cq: str, position: int | None) -> dict:
     meta, spec = _meta(workload), workload.get("spec") or {}
-    reserved = condition(workload, "QuotaReserved") or {}
     state = workload_state(workload)
+    waiting = wl.pending(workload) if state == PENDING else None
     return {
         "namespace": meta.get("namespace", ""),
         "name": meta.get("name", ""),
@@ -201,7 +189,7 @@ def workload_row(workload: dict, cq: str, position: int | None) -> dict:
         "priority": spec.get("priority") or 0,
         "state": state,
         "position": position if state == PENDING else None,
-        "waiting_reason": reserved.get("message", "") if state == PENDING else "",
+        "waiting_reason": waiting.message if waiting else "",
         "requests": {k: format_quantity(v) for k, v in sorted(requests(workload).items())},
         "flavors": flavors_by_pod_set(workload),
     }

@@ -6,8 +6,8 @@ the three sources (conditions, Events, history) alike.
 
 from __future__ import annotations
 
-from apps.reports.choices import Transition
 from apps.reports.models import WorkloadRecord, WorkloadTransition
+from informer.workload import Transition
 
 
 def _as_event(t: WorkloadTransition) -> dict:

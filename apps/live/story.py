@@ -20,6 +20,7 @@ from informer.objects import condition, preemptor_uid
 from informer.objects import meta as _meta
 from informer.objects import namespace_name as _key
 from informer.objects import owner as _owner
+from informer.workload import last_preemption
 
 
 def conditions(workload: dict) -> list[dict]:
@@ -81,22 +82,21 @@ def preempted_by(
     """When and by whom this workload was preempted, newest first, one row per preemption."""
     seen: dict[tuple[str, str], dict] = {}
     found = []
-    cond = condition(workload, "Preempted")
-    if cond and cond.get("status") == "True":
-        evicted = condition(workload, "Evicted") or {}
-        found.append((evicted.get("lastTransitionTime") or cond.get("lastTransitionTime"), cond))
+    if latest := last_preemption(workload):
+        found.append((latest.stamp, latest.reason, latest.message))
     for event in events:
         if event.get("reason") == "Preempted":
-            found.append((event.get("lastTimestamp") or event.get("firstTimestamp"), event))
-    for at, source in found:
-        uid = preemptor_uid(source.get("message") or "")
+            at = event.get("lastTimestamp") or event.get("firstTimestamp")
+            found.append((at, event.get("reason", ""), event.get("message") or ""))
+    for at, reason, message in found:
+        uid = preemptor_uid(message)
         key = (uid, (at or "")[:19])
         if key in seen:
             continue
         seen[key] = {
             "at": at or "",
-            "reason": source.get("reason", ""),
-            "message": source.get("message", ""),
+            "reason": reason,
+            "message": message,
             "preemptor": _who(uid, by_uid, namespaces),
         }
     return sorted(seen.values(), key=lambda r: r["at"], reverse=True)
@@ -114,10 +114,9 @@ def victims_of(
     by_key = {_key(w): w for w in workloads}
     found: dict[tuple[str, str, str], dict] = {}
     for w in workloads:
-        cond = condition(w, "Preempted")
-        if cond and cond.get("status") == "True" and preemptor_uid(cond.get("message", "")) == uid:
-            evicted = condition(w, "Evicted") or {}
-            at = evicted.get("lastTransitionTime") or cond.get("lastTransitionTime") or ""
+        latest = last_preemption(w)
+        if latest is not None and latest.preemptor_uid == uid:
+            at = latest.stamp
             found[(*_key(w), at[:19])] = _victim(_key(w), at, by_key, namespaces)
     for event in preempted_events:
         if preemptor_uid(event.get("message") or "") != uid:

@@ -18,8 +18,3 @@ class NotificationKind(models.TextChoices):
 class WebhookFormat(models.TextChoices):
     JSON = "json", "Generic JSON"
     SLACK = "slack", 'Slack / Teams incoming webhook ({"text": …})'
-
-
-class Channel(models.TextChoices):
-    EMAIL = "email", "Email"
-    WEBHOOK = "webhook", "Webhook"

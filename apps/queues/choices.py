@@ -52,8 +52,3 @@ class SyncState(models.TextChoices):
     PENDING = "pending", "Pending"
     DRIFT_REPAIRED = "drift_repaired", "Drift repaired"
     ERROR = "error", "Error"
-
-    @classmethod
-    def attention_values(cls) -> tuple[str, ...]:
-        """States a person should look at."""
-        return (cls.ERROR, cls.DRIFT_REPAIRED)

@@ -21,6 +21,7 @@ urlpatterns = [
     path("audit/", views.audit_global, name="audit"),
     path("cluster/", sync_views.cluster_sync, name="cluster-sync"),
     path("cluster/import/", sync_views.cluster_import, name="cluster-import"),
+    path("cluster/adopt/", sync_views.cluster_adopt, name="cluster-adopt"),
     # --- administration (platform admins) ---
     path("administration/", admin.index, name="admin"),
     path("administration/teams/", admin.team_new, name="admin-team-new"),

@@ -23,7 +23,7 @@ from apps.queues.reconcile.preview import (
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
-from core.errors import Conflict, InvalidInput
+from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import add_to_form, show_error
 
 AUDIT_PAGE_SIZE = 50
@@ -196,6 +196,12 @@ def change_request_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def change_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
     change_request = _change_request_or_404(request, pk)
+    # Refused before the decision is read: a bad one must not turn a 403 into a redirect.
+    if not (
+        permissions.can_decide_change_request(request.user)
+        or permissions.can_withdraw_change_request(request.user, change_request)
+    ):
+        raise NotAllowed("only platform admins decide change requests; its requester withdraws")
     verb = request.POST.get("decision")
     comment = request.POST.get("comment", "")
     try:

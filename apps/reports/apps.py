@@ -7,13 +7,10 @@ class ReportsConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.reports.recorder import SUBSCRIBER, lag_seconds
-        from apps.reports.services import history
         from core.observability.collectors import register_gauge
         from informer import registry
 
-        # The informer keeps its lease and cursors in our WatchCursor table, and hands
-        # the recorder every Workload event.
-        registry.use_store(history)
+        # The informer hands the recorder every Workload event.
         registry.subscribe(SUBSCRIBER)
 
         register_gauge(

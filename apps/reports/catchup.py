@@ -15,8 +15,8 @@ import time
 from django.conf import settings
 
 from apps.reports.recorder import CURSOR, run_recorder
-from apps.reports.services.history import cursor
 from core.kube import KubeClient
+from informer.cursors import cursor
 from informer.kinds import workload_ref
 
 POLL_SECONDS = 1.0

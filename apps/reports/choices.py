@@ -3,26 +3,6 @@
 from django.db import models
 
 
-class Transition(models.TextChoices):
-    """One step in a Workload's life, as recorded from its status conditions."""
-
-    CREATED = "created", "Created"
-    PENDING = "pending", "Pending (not admitted, with a reason)"
-    QUOTA_RESERVED = "quota_reserved", "Quota reserved"
-    ADMITTED = "admitted", "Admitted"
-    EVICTED = "evicted", "Evicted"
-    PREEMPTED = "preempted", "Preempted"
-    REQUEUED = "requeued", "Requeued"
-    CHECKPOINT = "checkpoint", "Checkpoint written"
-    FINISHED = "finished", "Finished"
-    DELETED = "deleted", "Deleted"
-
-    @classmethod
-    def run_ends(cls) -> tuple[str, ...]:
-        """Transitions that end an admitted run."""
-        return (cls.EVICTED, cls.FINISHED, cls.DELETED)
-
-
 class GapCause(models.TextChoices):
     """Why the recorder lost the thread of Workload history for a while."""
 

@@ -1,8 +1,9 @@
-"""Pure extraction of facts and transitions from a Workload dict (as the API serves it).
+"""Pure: what the recorder keeps of a Workload dict besides its transitions.
 
-Kueue keeps only the latest transition per condition type, so every observed
-version of a Workload yields the transitions its conditions show *now*; the
-recorder stores them under a unique (workload, type, time) key, so observing the
+The transitions themselves come from ``informer.workload.transitions`` (what the
+conditions mean is decided there): Kueue keeps only the latest transition per
+condition type, so every observed version yields the ones its conditions show *now*;
+the recorder stores them under a unique (workload, type, time) key, so observing the
 same version twice (replay, relist) adds nothing, and each new flip adds one row.
 """
 
@@ -11,13 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from apps.reports.choices import Outcome, SizeClass, Transition
+from apps.reports.choices import Outcome, SizeClass
 from informer import objects as o
-from informer.objects import parse_time, preemptor_uid
+from informer.objects import parse_time
+from informer.workload import Transition, TransitionFact
 
-# The checkpoint contract (docs/checkpoints.md): the RFC 3339 time of the newest
-# checkpoint the job has written, on its Workload.
-CHECKPOINT_ANNOTATIONS = ("quartermaster.io/last-checkpoint",)
 GPUS_PER_NODE = 8
 
 
@@ -38,15 +37,6 @@ class WorkloadFacts:
     gpus: int = 0
     gpu_resources: dict[str, int] = field(default_factory=dict)
     node_selector: dict[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class TransitionFact:
-    type: str
-    at: datetime
-    reason: str = ""
-    message: str = ""
-    detail: dict = field(default_factory=dict)
 
 
 def workload_facts(obj: dict) -> WorkloadFacts:
@@ -79,57 +69,6 @@ def size_class(gpus: int) -> str:
     if gpus <= 4:
         return SizeClass.SMALL
     return SizeClass.NODE if gpus <= GPUS_PER_NODE else SizeClass.MULTI_NODE
-
-
-def _fact(kind: str, condition: dict, **detail) -> TransitionFact | None:
-    at = parse_time(condition.get("lastTransitionTime"))
-    if at is None:
-        return None
-    reason, message = condition.get("reason") or "", (condition.get("message") or "")[:1000]
-    return TransitionFact(kind, at, reason, message, {k: v for k, v in detail.items() if v})
-
-
-def _condition_facts(obj: dict) -> list[TransitionFact | None]:
-    conds = o.conditions_by_type(obj)
-    facts: list[TransitionFact | None] = []
-    reserved = conds.get("QuotaReserved")
-    if reserved and reserved.get("status") == "True":
-        facts.append(_fact(Transition.QUOTA_RESERVED, reserved, flavors=o.gpus_per_flavor(obj)))
-    elif reserved and reserved.get("status") == "False":
-        facts.append(_fact(Transition.PENDING, reserved))
-    simple = {
-        "Admitted": Transition.ADMITTED,
-        "Evicted": Transition.EVICTED,
-        "Requeued": Transition.REQUEUED,
-        "Finished": Transition.FINISHED,
-    }
-    for ctype, kind in simple.items():
-        cond = conds.get(ctype)
-        if cond and cond.get("status") == "True":
-            facts.append(_fact(kind, cond))
-    preempted = conds.get("Preempted")
-    if preempted and preempted.get("status") == "True":
-        uid = preemptor_uid(preempted.get("message", ""))
-        facts.append(_fact(Transition.PREEMPTED, preempted, preemptor_uid=uid))
-    return facts
-
-
-def _checkpoint_facts(obj: dict) -> list[TransitionFact]:
-    annotations = o.annotations(obj)
-    facts = []
-    for key in CHECKPOINT_ANNOTATIONS:
-        at = parse_time(annotations.get(key))
-        if at is not None:
-            facts.append(TransitionFact(Transition.CHECKPOINT, at, detail={"annotation": key}))
-    return facts
-
-
-def extract_transitions(obj: dict) -> list[TransitionFact]:
-    """Every transition this version of the Workload shows, creation included."""
-    created = parse_time(o.meta(obj).get("creationTimestamp"))
-    facts = [TransitionFact(Transition.CREATED, created)] if created else []
-    facts += [f for f in _condition_facts(obj) if f is not None]
-    return facts + _checkpoint_facts(obj)
 
 
 def outcome_of(facts: list[TransitionFact]) -> str:

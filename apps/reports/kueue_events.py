@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from apps.reports.choices import Transition
-from apps.reports.extract import TransitionFact
 from informer.objects import parse_time, preemptor_uid
+from informer.workload import Transition, TransitionFact
 
 # What the recorder asks the API server for (the field selector Events support).
 FIELD_SELECTOR = "involvedObject.kind=Workload"

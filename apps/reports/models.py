@@ -11,8 +11,9 @@ from django.db import models
 from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor, Team
-from apps.reports.choices import GapCause, Outcome, SizeClass, Transition
+from apps.reports.choices import GapCause, Outcome, SizeClass
 from apps.reports.querysets import ReportQuerySet, TeamScopedQuerySet
+from informer.workload import Transition
 
 
 class WorkloadRecord(models.Model):
@@ -143,25 +144,6 @@ class WeeklyReport(models.Model):
 
     def __str__(self) -> str:
         return f"report {self.week}"
-
-
-class WatchCursor(models.Model):
-    """Where the Workload recorder resumes, and who holds the recorder's lease.
-
-    The lease (``lease_owner`` until ``lease_until``) keeps two overlapping task
-    runs from watching at once; it is taken with a conditional UPDATE.
-    """
-
-    name = models.CharField(max_length=63, unique=True)
-    resource_version = models.CharField(max_length=64, blank=True)
-    lease_owner = models.CharField(max_length=64, blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    last_relist_at = models.DateTimeField(null=True, blank=True)
-    events_seen = models.BigIntegerField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"{self.name}@{self.resource_version or '-'}"
 
 
 class HistoryGap(models.Model):

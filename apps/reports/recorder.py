@@ -2,8 +2,8 @@
 
 The informer (``informer/run.py``) owns the watch, its lease and its resume cursor
 (named ``CURSOR``, as before the informer existed); each batch of Workload events comes
-here in order, and is written through ``services.record_workload_events`` before the
-informer saves the cursor. A crash between write and cursor save only means the next
+here in order (``follow_workloads``) and is written through
+``services.record_workload_events`` before the informer saves the cursor. A crash between write and cursor save only means the next
 run replays a few events, which the unique (workload, type, time) key turns into no-ops.
 Gaps between runs are covered by the server's event history, and if that is gone, by
 the relist (whose SYNCED set also reveals workloads deleted in the meantime).
@@ -26,9 +26,9 @@ from django.utils import timezone
 
 from apps.reports import kueue_events, services
 from apps.reports.choices import GapCause
-from apps.reports.models import WatchCursor
 from apps.reports.services.history import OBJECT_EVENTS
 from core.kube import KubeClient, KubeError
+from informer import cursors
 from informer.kinds import EVENT
 from informer.registry import WORKLOADS, Subscriber
 from informer.run import Delivery, run_informer
@@ -38,7 +38,7 @@ EVENTS = EVENT
 log = logging.getLogger(__name__)
 
 
-def record_workload_events(delivery: Delivery) -> dict:
+def follow_workloads(delivery: Delivery) -> dict:
     """The subscriber: store the transitions a batch of Workload events shows."""
     stats = {"events": 0, "transitions": 0, "vanished": 0, "gaps": 0, "rebuilt": 0}
     for since, group in groupby(delivery.events, key=lambda event: event.gap_since):
@@ -80,7 +80,7 @@ def _rebuild(client: KubeClient, since: datetime) -> int:
 
 SUBSCRIBER = Subscriber(
     "history",
-    record_workload_events,
+    follow_workloads,
     (WORKLOADS,),
     enabled=lambda: settings.QM_HISTORY_RECORDER,
 )
@@ -104,5 +104,5 @@ def lag_seconds() -> float | None:
     recorder that stopped running, or runs without getting through, shows as a
     growing value whatever process answers the scrape.
     """
-    saved = WatchCursor.objects.filter(name=CURSOR).values_list("updated_at", flat=True).first()
+    saved = cursors.last_progress(CURSOR)
     return None if saved is None else (timezone.now() - saved).total_seconds()

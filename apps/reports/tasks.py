@@ -9,14 +9,6 @@ from django.utils import timezone
 
 from apps.reports import services
 from apps.reports.compute.weeks import week_of
-from informer.tasks import run_informer_task
-
-
-@shared_task(soft_time_limit=600, ignore_result=False)
-def record_workloads_task(seconds: int | None = None) -> dict:
-    """The informer's run under this module's old name: a message queued before an
-    upgrade (or by a script) still starts the one informer chain."""
-    return run_informer_task.run(seconds)
 
 
 @shared_task(soft_time_limit=1800, ignore_result=False)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from apps.queues.models import FlavorCapacity, ResourceFlavor
-from apps.reports.choices import Transition
 from apps.reports.models import WorkloadRecord
 from apps.whatif.replay.trace import PodSetSpec, TraceWorkload, is_gpu
+from informer.workload import Transition
 
 RUN_STARTS = (Transition.ADMITTED, Transition.QUOTA_RESERVED)
 RUN_ENDS = (Transition.EVICTED, Transition.FINISHED, Transition.DELETED)

@@ -24,6 +24,7 @@ from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
 from core import permissions
 from core.audit import AuditAction, record_audit
+from core.bounds import text_errors
 from core.errors import InvalidInput, NotAllowed
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,8 @@ def request_whatif(
 ) -> WhatIfRun:
     """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
     queues = _drafted_queues(draft, actor)
+    if problems := text_errors(reason=reason):
+        raise InvalidInput(problems)
     previews = _previews_or_raise(queues, draft, actor)
     current, proposed = policies.current_and_proposed(draft)
     fair = policies.fair_sharing_enabled()
@@ -174,13 +177,18 @@ def stamp_replay(run_id: int, key: str) -> None:
     )
 
 
+def stuck_after_seconds() -> float:
+    """How old a replay's last heartbeat is when its worker is taken for lost."""
+    return settings.QM_WHATIF_HEARTBEAT_SECONDS * settings.QM_WHATIF_HEARTBEAT_MISSES
+
+
 def fail_stuck_whatifs(now: datetime | None = None) -> list[int]:
     """Fail the running runs with a replay a worker took and stopped stamping; their ids.
 
     Replays nobody has taken yet (no heartbeat) are waiting behind other work, not lost,
     so a run queued behind a busy cluster is never swept.
     """
-    stale = (now or timezone.now()) - timedelta(seconds=settings.QM_WHATIF_STUCK_AFTER_SECONDS)
+    stale = (now or timezone.now()) - timedelta(seconds=stuck_after_seconds())
     stuck = Replay.objects.filter(
         run__status=RunStatus.RUNNING, status=ReplayStatus.PENDING, heartbeat_at__lt=stale
     )
@@ -220,6 +228,8 @@ def apply_whatif(run: WhatIfRun, *, actor, reason: str = "") -> list[queue_servi
     All or nothing: one refused queue rolls back the others. Each save names the
     version the what-if was based on, so a queue changed since gets a conflict.
     """
+    if problems := text_errors(reason=reason):
+        raise InvalidInput(problems)
     if run.status != RunStatus.DONE:
         raise InvalidInput.single("status", "only a finished what-if can be applied")
     outcomes = []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -16,7 +15,7 @@ from apps.queues.snapshots import queue_snapshot
 from apps.whatif import services
 from apps.whatif.models import WhatIfRun
 from core import permissions
-from core.errors import Conflict, InvalidInput
+from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
 
 
@@ -25,8 +24,9 @@ from core.pages import show_error
 def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     """The queue edit form's "What-if" button: replay its draft (one queue)."""
     queue = get_object_or_404(Queue.objects.visible_to(request.user).with_policy(), pk=pk)
-    if not permissions.can_run_whatif(request.user):
-        raise PermissionDenied
+    # Refused before the form is read: an invalid form must not turn a 403 into a redirect.
+    if not permissions.can_edit_queue(request.user, queue):
+        raise NotAllowed("only the queue's team leads and admins run what-ifs of it")
     form = QueuePolicyForm(request.POST, **edit_form_options(queue_snapshot(queue)))
     if not form.is_valid():
         messages.error(request, "Fix the form before running a what-if.")
@@ -47,6 +47,8 @@ def from_change_request(request: HttpRequest, pk: int) -> HttpResponse:
     """The change request page's "What-if" button: replay the requested change."""
     visible = ChangeRequest.objects.visible_to(request.user).select_related("queue")
     change_request = get_object_or_404(visible, pk=pk)
+    if not permissions.can_edit_queue(request.user, change_request.queue):
+        raise NotAllowed("only the queue's team leads and admins run what-ifs of it")
     if not change_request.is_open:
         messages.error(request, f"This request is already {change_request.status}.")
         return redirect("queues:change-request", pk=pk)

@@ -71,12 +71,6 @@ def duration_seconds(job: dict[str, Any]) -> int:
     return int(pod_meta["annotations"][DURATION_ANNOTATION].removesuffix("s"))
 
 
-def job_gpus(job: dict[str, Any]) -> int:
-    """Total GPUs of a job: pods x GPUs per pod."""
-    container = job["spec"]["template"]["spec"]["containers"][0]
-    return job["spec"]["parallelism"] * int(container["resources"]["limits"][GPU])
-
-
 def generate(seed: int) -> Scenario:
     """The scenario of ``seed``; the same seed always gives the same scenario."""
     rng = random.Random(seed)

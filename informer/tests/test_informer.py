@@ -10,11 +10,11 @@ from django.db import connection
 
 from apps.jobs.watch import run_status_watch
 from apps.queues.tests.cluster import wait_until
-from apps.reports.models import WatchCursor
 from apps.reports.recorder import run_recorder
 from apps.reports.tests import workloads as w
 from apps.reports.tests.simrecorder import create, set_status, transitions
 from informer import registry
+from informer.models import WatchCursor
 from informer.registry import WORKLOADS, Subscriber
 from informer.run import LEASE, Delivery, run_informer
 

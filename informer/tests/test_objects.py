@@ -2,7 +2,10 @@
 
 from datetime import UTC, datetime
 
+import pytest
+
 from informer import objects as o
+from kueuemodel import QuantityError
 
 PREEMPTED = "Preempted to accommodate a workload (UID: big-1, JobUID: j-9) due to prioritization"
 
@@ -93,6 +96,21 @@ def test_it_counts_gpus_per_kind_and_pods():
     # 2 pods × 4 full GPUs (requests); 2 pods × 1 MIG slice (limits when no requests).
     assert o.gpus(obj) == {"nvidia.com/gpu": 8, "nvidia.com/mig-1g.10gb": 2}
     assert o.pod_count(obj) == 2
+
+
+def test_gpu_counts_are_parsed_as_quantities_and_a_bad_one_is_refused_not_rounded():
+    obj = workload()
+    containers = obj["spec"]["podSets"][0]["template"]["spec"]["containers"]
+    containers[0]["resources"]["requests"]["nvidia.com/gpu"] = "4000m"  # 4, written in milli
+    assert o.gpus(obj)["nvidia.com/gpu"] == 8
+    for bad in ("1500m", "1.5", "four"):
+        containers[0]["resources"]["requests"]["nvidia.com/gpu"] = bad
+        with pytest.raises(QuantityError, match="nvidia.com/gpu"):
+            o.gpus(obj)
+    usage = {"name": "main", "flavors": {"nvidia.com/gpu": "a100"}, "resourceUsage": {}}
+    usage["resourceUsage"]["nvidia.com/gpu"] = "2.5"
+    with pytest.raises(QuantityError, match="whole number"):
+        o.gpus_per_flavor(workload(admission={"podSetAssignments": [usage]}))
 
 
 def test_it_reads_flavors_per_pod_set_from_the_admission():

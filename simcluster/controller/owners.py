@@ -21,7 +21,6 @@ NAME_PREFIX = {JOB: "job", POD: "pod", STATEFULSET: "statefulset"}
 ADMISSION_GATE = "kueue.x-k8s.io/admission"
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 WORKLOAD_ANNOTATION = "kueue.x-k8s.io/workload"
-POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 GROUP_COUNT_ANNOTATION = "kueue.x-k8s.io/pod-group-total-count"
 SIM_ANNOTATIONS = (
     "simcluster/duration",

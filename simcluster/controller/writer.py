@@ -27,9 +27,7 @@ Obj = dict[str, Any]
 PODS = resources.by_key("", "pods")
 EVENTS = resources.by_key("", "events")
 NODES = resources.by_key("", "nodes")
-CONFIGMAPS = resources.by_key("", "configmaps")
 JOBS = resources.by_key("batch", "jobs")
-STATEFULSETS = resources.by_key("apps", "statefulsets")
 WORKLOADS = resources.by_key(resources.KUEUE_GROUP, "workloads")
 
 

@@ -87,25 +87,6 @@ def labels_match(requirements: list[Requirement], labels: Mapping[str, str] | No
     return all(req.matches(labels or {}) for req in requirements)
 
 
-def label_selector_object_matches(
-    selector: Mapping[str, Any] | None, labels: Mapping[str, str]
-) -> bool:
-    """Match a ``metav1.LabelSelector`` dict; ``None`` matches nothing, ``{}`` everything."""
-    if selector is None:
-        return False
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if labels.get(key) != value:
-            return False
-    operators = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!"}
-    for expr in selector.get("matchExpressions") or []:
-        req = Requirement(
-            expr["key"], operators[expr["operator"]], frozenset(expr.get("values") or [])
-        )
-        if not req.matches(labels):
-            return False
-    return True
-
-
 def _field_value(obj: dict[str, Any], path: str) -> str:
     value: Any = obj
     for part in path.split("."):

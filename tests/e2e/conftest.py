@@ -28,7 +28,9 @@ CHROMIUM_FLAGS = [
 @pytest.fixture(scope="session")
 def browser():
     if not shutil.which(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package (.ci/run does)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: make test (scripts/setup.sh) installs Debian's chromium package"
+        )
     from playwright.sync_api import sync_playwright
 
     # Playwright's loop runs in this thread from here on, and the test database may

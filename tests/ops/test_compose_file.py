@@ -14,7 +14,9 @@ PROMETHEUS = ROOT / "deploy" / "prometheus"
 
 def compose(*args: str) -> subprocess.CompletedProcess:
     if not shutil.which("docker-compose"):
-        pytest.fail("docker-compose is missing: .ci/run installs Debian's package")
+        pytest.fail(
+            "docker-compose is missing: make test (scripts/setup.sh) installs Debian's package"
+        )
     return subprocess.run(
         ["docker-compose", "-f", str(ROOT / "docker-compose.yml"), *args],
         env={"SECRET_KEY": "compose-validation-only", "PATH": "/usr/bin:/bin"},
@@ -57,7 +59,9 @@ def _command(service: dict) -> str:
 
 def test_prometheus_config_and_alerts_pass_promtool(tmp_path):
     if not shutil.which("promtool"):
-        pytest.fail("promtool is missing: .ci/run installs Debian's prometheus package")
+        pytest.fail(
+            "promtool is missing: make test (scripts/setup.sh) installs Debian's prometheus package"
+        )
     (tmp_path / "token").write_text("x")
     config = (PROMETHEUS / "prometheus.yml").read_text()
     config = config.replace("/prometheus/metrics-token", str(tmp_path / "token"))

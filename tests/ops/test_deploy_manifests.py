@@ -21,7 +21,7 @@ KUBERNETES_VERSION = "1.32"
 
 def render(target: str) -> list[dict]:
     if not shutil.which("kubectl"):
-        pytest.fail("kubectl is missing: .ci/run installs Debian's kubernetes-client")
+        pytest.fail("kubectl is missing: make test (scripts/install-kubectl.sh) installs one")
     result = subprocess.run(
         ["kubectl", "kustomize", str(KUSTOMIZE / target)],
         capture_output=True,

@@ -9,6 +9,7 @@ import json
 import pytest
 from django.test import Client
 
+from apps.accounts.services import issue_api_token
 from tests.security.error_urls import Broken
 
 BROKEN_URLS = "tests.security.error_urls"
@@ -144,3 +145,76 @@ def test_nested_fields_are_named_by_their_path(queue, admin):
     body = assert_api_error(response, 400, "invalid")
     assert body["field"] == "quotas[0].nominal"
     assert list(body["errors"]) == ["quotas[0].nominal"]
+
+
+# --- with DEBUG on (``make run``), and for token clients on any path -----------------
+
+
+@pytest.fixture(params=[False, True], ids=["production", "debug"])
+def debug(request, settings):
+    settings.DEBUG = request.param
+    return request.param
+
+
+def with_token(user) -> Client:
+    raw = issue_api_token(user, "script", actor=user)[1]
+    return Client(HTTP_AUTHORIZATION=f"Token {raw}", raise_request_exception=False)
+
+
+def test_an_unknown_api_url_is_json_with_debug_on_too(scientist, debug):
+    assert_api_error(signed_in(scientist).get("/api/v1/no-such-endpoint/"), 404, "not_found")
+
+
+def test_a_bug_in_an_api_view_is_json_with_debug_on_too(scientist, settings, debug):
+    settings.ROOT_URLCONF = BROKEN_URLS
+    response = signed_in(scientist, raise_request_exception=False).get("/api/v1/broken/")
+    assert assert_api_error(response, 500, "server_error")["request_id"]
+
+
+def test_a_bug_in_a_page_keeps_the_debug_page(scientist, settings):
+    settings.ROOT_URLCONF, settings.DEBUG = BROKEN_URLS, True
+    response = signed_in(scientist, raise_request_exception=False).get("/broken/")
+    assert_html(response, 500)
+    assert Broken.__name__ in response.content.decode()  # the developer's traceback
+
+
+def test_a_token_client_asking_for_a_missing_report_gets_json(scientist, debug):
+    response = with_token(scientist).get("/reports/2026-W01/report.json")
+    assert_api_error(response, 404, "not_found")
+
+
+def test_a_token_client_on_an_unknown_page_gets_json(scientist, debug):
+    assert_api_error(with_token(scientist).get("/no-such-page/"), 404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/api/v1/cohorts/research.json"),
+        ("post", "/api/v1/cohorts.json"),
+        ("patch", "/api/v1/queues/1.json"),
+        ("get", "/api/v1/teams/vision/envelope.json"),
+        ("get", "/api/v1/audit/export.json"),
+        ("get", "/api/v1/reports/2026-W49.json"),
+        ("get", "/api/v1/reports/trend.json"),
+        ("post", "/api/v1/whatif/999/apply.json"),
+    ],
+)
+def test_a_format_suffix_is_an_unknown_url(admin, team, debug, method, url):
+    response = getattr(signed_in(admin), method)(url, {}, content_type="application/json")
+    assert_api_error(response, 404, "not_found")
+
+
+def test_a_write_to_a_url_missing_its_slash_is_a_404_not_a_redirect(catalog, debug):
+    # The slashed URL exists; Django's APPEND_SLASH cannot redirect a POST (a 500 with
+    # DEBUG on, a body silently dropped without).
+    response = signed_in(catalog).post("/api/v1/cohorts", {}, content_type="application/json")
+    assert_api_error(response, 404, "not_found")
+    assert signed_in(catalog).get("/api/v1/cohorts")["Location"] == "/api/v1/cohorts/"
+
+
+def test_an_error_another_renderer_would_draw_is_json(scientist):
+    response = signed_in(scientist).put("/api/schema/")
+    body = assert_api_error(response, 405, "method_not_allowed")
+    assert body["detail"] == "PUT is not allowed here"
+    assert "GET" in response["Allow"]

@@ -9,6 +9,9 @@ headers). Checks left off, and why:
   (an unknown team, a quota beyond capacity, a name that is taken); 400 is right.
 - ``use_after_free``: deleting a notebook or job stops it; the record stays readable
   as history, so a later GET answering 200 is intended.
+A body nested 5,000 levels deep, sent to every operation that takes one, is refused
+with the schema's 400 naming the rule (``portal/json_depth.py``). The API has no
+``.json`` suffix routes to drive (``core.api_router``).
 Bounded: a constant number of examples per operation and of stateful scenarios; no
 deadline per example.
 """
@@ -104,6 +107,20 @@ def test_input_that_breaks_the_schema_is_refused_in_its_words(api_schema, tokens
         _fuzz(operation, GenerationMode.NEGATIVE, checks, tokens, calls)
     assert len(calls) >= 2 * len(operations)
     assert all(400 <= code < 500 for code in calls), sorted(set(calls))
+
+
+# Python's JSON parser recurses once per level; this ran it out of stack (a 500).
+DEEP_BODY = b'{"a":' + b"[" * 4999 + b"]" * 4999 + b"}"
+
+
+def test_a_deep_body_is_refused_by_every_operation_that_takes_one(api_schema, tokens):
+    operations = [op for op in _operations(api_schema) if op.body]
+    assert len(operations) > 10
+    refusals: list[dict] = []
+    for operation in operations:
+        _send_deep_body(operation, tokens, refusals)
+    assert len(refusals) == 2 * len(operations)
+    assert {(body["code"], body["field"]) for body in refusals} == {("invalid", "body")}
 
 
 # Creates whose bodies name other objects get real names planted, so sequences get past
@@ -204,5 +221,20 @@ def _fuzz(
             response = case.call(headers={"Authorization": f"Token {token}"})
             calls.append(response.status_code)
             case.validate_response(response, checks=checks)
+
+    run()
+
+
+def _send_deep_body(operation, tokens: dict[str, str], refusals: list[dict]) -> None:
+    """One generated case per token, its body replaced by ``DEEP_BODY``."""
+
+    @given(case=operation.as_strategy(GenerationMode.POSITIVE))
+    @settings(max_examples=1, **HYPOTHESIS)
+    def run(case) -> None:
+        for token in tokens.values():
+            headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+            response = case.call(headers=headers, data=DEEP_BODY)
+            case.validate_response(response, checks=CONFORMANCE)
+            refusals.append(response.json())
 
     run()

@@ -62,17 +62,27 @@ MATRIX: dict[str, list[tuple]] = {
     ],
     "queues:change-requests": [("get", "/change-requests/", None, (L, 200, 200, 200, 200, L))],
     "queues:change-request": [("get", "/change-requests/{cr}/", None, (L, 200, 404, 200, 200, L))],
+    # Who may neither decide nor withdraw is refused before the decision is read.
     "queues:change-request-decide": [
         (
             "post",
             "/change-requests/{cr}/decide/",
             {"decision": "reject", "comment": "no"},
             (L, 403, 404, 403, 302, L),
-        )
+        ),
+        ("post", "/change-requests/{cr}/decide/", {"decision": "?"}, (L, 403, 404, 302, 302, L)),
     ],
     "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, L))],
     "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, L))],
+    "queues:cluster-adopt": [
+        (
+            "post",
+            "/cluster/adopt/",
+            {"namespace": "team-vision", "reason": "handed over"},
+            (L, 403, 403, 403, 302, L),
+        ),
+    ],  # fmt: skip
     # --- administration pages: platform admins only ({sci} is vision's scientist) -----
     "queues:admin": [("get", "/administration/", None, ADMIN_PAGE)],
     "queues:admin-team-new": [
@@ -266,12 +276,14 @@ MATRIX: dict[str, list[tuple]] = {
     ],
     "audit-list": [("get", "/api/v1/audit/", None, (U, 200, 200, 200, 200, 200))],
     "audit-export": [("get", "/api/v1/audit/export/", None, (U, 200, 200, 200, 200, 200))],
-    # An entry about a notebook is seen by who sees the notebook (see notebook-detail):
-    # {nb_audit} is about the scientist's notebook, {peer_nb_audit} about a teammate's.
+    # An entry about a notebook or job is seen by who sees it (see notebook-detail and
+    # job-detail): {nb_audit} is about the scientist's notebook, {peer_nb_audit} about a
+    # teammate's, {peer_job_audit} about a teammate's job.
     "audit-detail": [
         ("get", "/api/v1/audit/{audit}/", None, (U, 200, 404, 200, 200, 404)),
         ("get", "/api/v1/audit/{nb_audit}/", None, (U, 200, 404, 200, 200, 404)),
         ("get", "/api/v1/audit/{peer_nb_audit}/", None, (U, 404, 404, 200, 200, 404)),
+        ("get", "/api/v1/audit/{peer_job_audit}/", None, (U, 200, 404, 200, 200, 404)),
     ],
     # --- API tokens: everyone manages their own ({tok} is the scientist's; anyone
     # else's is 404 as for a missing id); launcher tokens are platform admins' only ---
@@ -324,9 +336,12 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/reports/{week}/report.json", None, (L, 200, 200, 200, 200, 200))
     ],
     "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, 200))],
-    # --- notebooks and jobs: {nb} and {job} belong to the scientist (team vision).
+    # --- notebooks and jobs: {nb} and {job} belong to the scientist (team vision),
+    # {peer_nb} and {peer_job} to a teammate of the scientist's.
     # A notebook is seen by its owner, its requester, vision's lead and admins; a job
     # by every member of its team and admins; anyone else gets 404 as for a missing id.
+    # Stopping or cancelling is for the owner, the requester, the team's lead and admins:
+    # a teammate who sees a job is refused (403).
     # Requests act for the caller, who must be in a team (the admin and the launcher's
     # own user are in none: 403); a launcher may act for members of its granted team.
     "notebook-list": [
@@ -337,6 +352,7 @@ MATRIX: dict[str, list[tuple]] = {
     "notebook-detail": [
         ("get", "/api/v1/notebooks/{nb}/", None, (U, 200, 404, 200, 200, 404)),
         ("get", "/api/v1/notebooks/999999/", None, (U, 404, 404, 404, 404, 404)),
+        ("get", "/api/v1/notebooks/{peer_nb}/", None, (U, 404, 404, 200, 200, 404)),
         ("delete", "/api/v1/notebooks/{nb}/", None, (U, 204, 404, 204, 204, 404)),
     ],
     "notebook-renew": [("post", "/api/v1/notebooks/{nb}/renew/", {}, (U, 200, 404, 200, 200, 404))],
@@ -347,10 +363,15 @@ MATRIX: dict[str, list[tuple]] = {
     "job-detail": [
         ("get", "/api/v1/jobs/{job}/", None, (U, 200, 404, 200, 200, 404)),
         ("delete", "/api/v1/jobs/{job}/", None, (U, 204, 404, 204, 204, 404)),
+        ("get", "/api/v1/jobs/{peer_job}/", None, (U, 200, 404, 200, 200, 404)),
+        ("delete", "/api/v1/jobs/{peer_job}/", None, (U, 403, 404, 204, 204, 404)),
     ],
     "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, L))],
     "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, L))],
-    "jobs:notebook": [("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, L))],
+    "jobs:notebook": [
+        ("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, L)),
+        ("get", "/notebooks/{peer_nb}/", None, (L, 404, 404, 200, 200, L)),
+    ],
     # Hours beyond the pool's maximum re-render the page with the form error (200).
     "jobs:notebook-renew": [
         ("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, L)),
@@ -368,18 +389,30 @@ MATRIX: dict[str, list[tuple]] = {
     ],
     "jobs:jobs": [("get", "/jobs/", None, (L, 200, 200, 200, 200, L))],
     "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, L))],
-    "jobs:job": [("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L))],
-    "jobs:job-cancel": [("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, L))],
+    "jobs:job": [
+        ("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L)),
+        ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, L)),
+    ],
+    "jobs:job-cancel": [
+        ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, L)),
+        ("post", "/jobs/{peer_job}/cancel/", {}, (L, 403, 404, 302, 302, L)),
+    ],
     # --- what-if: {run} belongs to vision's lead. Admins see every run, others their
     # own; scientists may not run one (403), and a lead may only draft queues they edit.
     "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, L))],
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
     # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
+    # {closed_cr} was withdrawn: who may not edit the queue is refused before that is said.
     "whatif:from-change-request": [
-        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L))
+        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
+        ("post", "/change-requests/{closed_cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
     ],
-    "whatif:from-queue": [("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L))],
+    # Who may not edit the queue is refused before the form is read (an empty form).
+    "whatif:from-queue": [
+        ("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L)),
+        ("post", "/queues/{queue}/whatif/", {}, (L, 403, 403, 302, 302, L)),
+    ],
     "whatif-list": [
         ("get", "/api/v1/whatif/", None, (U, 200, 200, 200, 200, 200)),
         ("post", "/api/v1/whatif/", WHATIF, (U, 403, 403, 202, 202, 403)),
@@ -441,6 +474,8 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     request.getfixturevalue("template")
     settings.METRICS_TOKEN = "metrics-only-token"
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    closed = set_policy(queue, lead, quotas=[quota("h100", "41")]).change_request
+    services.withdraw_change_request(closed, actor=lead)
     change_request = set_policy(queue, lead, quotas=[quota("h100", "40")]).change_request
     audit = AuditEntry.objects.filter(team=queue.team).order_by("pk").first()
     bot = UserFactory(username="launcher-bot")
@@ -459,13 +494,20 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     notebook = request_notebook(
         scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=mine
     ).record
-    peer_notebook = _teammates_notebook(queue.team, admin)
+    peer = _teammate(queue.team, admin)
+    peer_notebook = request_notebook(
+        peer, NotebookRequest(image=IMAGE, flavor="h100"), actor=Principal(peer)
+    ).record
     job, _ = submit_job(scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=mine)
+    peer_job, _ = submit_job(
+        peer, JobRequest(template="pytorch-train", flavor="h100"), actor=Principal(peer)
+    )
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     return {
         "queue": queue,
         "cr": change_request,
+        "closed_cr": closed.pk,
         "audit": audit,
         "users": users,
         "nb": notebook,
@@ -473,6 +515,8 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "peer_nb": peer_notebook,
         "peer_nb_audit": _audit_of(peer_notebook).pk,
         "job": job,
+        "peer_job": peer_job,
+        "peer_job_audit": _audit_of(peer_job).pk,
         "week": report.week,
         "run": run.pk,
         "tok": personal.pk,
@@ -486,12 +530,16 @@ def target_url(url: str, world: dict) -> str:
     return url.format(
         queue=world["queue"].pk,
         cr=world["cr"].pk,
+        closed_cr=world["closed_cr"],
         audit=world["audit"].pk,
         nb=world["nb"].pk,
         nb_name=world["nb"].name,
         nb_audit=world["nb_audit"],
+        peer_nb=world["peer_nb"].pk,
         peer_nb_audit=world["peer_nb_audit"],
         job=world["job"].pk,
+        peer_job=world["peer_job"].pk,
+        peer_job_audit=world["peer_job_audit"],
         week=world["week"],
         run=world["run"],
         tok=world["tok"],
@@ -500,16 +548,16 @@ def target_url(url: str, world: dict) -> str:
     )
 
 
-def _teammates_notebook(team, admin):
-    """A notebook of another scientist of the scientist's team."""
+def _teammate(team, admin):
+    """Another scientist of the scientist's team."""
     peer = UserFactory(username="peer")
     services.add_membership(team=team, user=peer, role=TeamRole.SCIENTIST, actor=admin)
-    request = NotebookRequest(image=IMAGE, flavor="h100")
-    return request_notebook(peer, request, actor=Principal(peer)).record
+    return peer
 
 
-def _audit_of(notebook) -> AuditEntry:
-    return AuditEntry.objects.filter(object_type="notebook", object_id=str(notebook.pk)).first()
+def _audit_of(record) -> AuditEntry:
+    kind = record._meta.model_name
+    return AuditEntry.objects.filter(object_type=kind, object_id=str(record.pk)).first()
 
 
 def _grant_launcher(token, team, admin):
@@ -588,16 +636,17 @@ AUDIT_LISTS = (
 
 @pytest.mark.parametrize("url", AUDIT_LISTS)
 @pytest.mark.parametrize("role", [r for r in ROLES if r != "anonymous"])
-def test_audit_lists_name_a_notebook_only_to_who_may_open_it(world, role, url):
-    """Whatever the audit list (page, CSV, API), a teammate's notebook is named in it
-    exactly when the notebook API lets the viewer open that notebook."""
+def test_audit_lists_name_a_notebook_or_job_only_to_who_may_open_it(world, role, url):
+    """Whatever the audit list (page, CSV, API), a teammate's notebook or job is named in
+    it exactly when the notebook or job API lets the viewer open it."""
     client = _client(role, world["users"][role], api=True)
     response = client.get(url)
     if response.status_code != 200:
         return  # who may open which list is the matrix's business
-    peer_notebook = world["peer_nb"]
-    opens = client.get(f"/api/v1/notebooks/{peer_notebook.pk}/").status_code == 200
-    assert (str(peer_notebook) in _text(response)) == opens
+    text = _text(response)
+    for record, api in ((world["peer_nb"], "notebooks"), (world["peer_job"], "jobs")):
+        opens = client.get(f"/api/v1/{api}/{record.pk}/").status_code == 200
+        assert (str(record) in text) == opens, record
 
 
 def _text(response) -> str:

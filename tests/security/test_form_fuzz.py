@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 
 from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
 from tests.security.test_authorization_matrix import (  # noqa: F401 (world is a fixture)
+    ADMIN_POST,
     FORM,
+    MATRIX,
     _client,
     target_url,
     world,
@@ -61,6 +63,12 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
         (302,),
     ),
     "queues:cluster-import": ("/cluster/import/", ("admin",), {}, (302,)),
+    "queues:cluster-adopt": (
+        "/cluster/adopt/",
+        ("admin",),
+        {"namespace": "team-vision", "reason": "handed over"},
+        (302,),
+    ),
     "accounts:tokens": ("/tokens/", ("scientist", "admin"), {"name": "a", "days": "30"}, (201,)),
     "accounts:token-revoke": ("/tokens/{tok}/revoke/", ("scientist",), {}, (302,)),
     "jobs:launchers": (
@@ -126,6 +134,15 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "whatif:from-change-request": ("/change-requests/{cr}/whatif/", ("lead",), {}, (302,)),
     "whatif:from-queue": ("/queues/{queue}/whatif/", ("lead", "admin"), POLICY, (302,)),
 }
+# The administration forms: the matrix's admin posts, which save and redirect.
+FORMS.update(
+    {
+        name: (url, ("admin",), body, (302,))
+        for name, rows in MATRIX.items()
+        for method, url, body, expected in rows
+        if method == "post" and expected == ADMIN_POST
+    }
+)
 
 HOSTILE = st.one_of(
     st.sampled_from(
@@ -227,7 +244,8 @@ def _reads_post(view) -> bool:
     view_class = getattr(view, "view_class", None)
     if view_class is not None:
         return hasattr(view_class, "post")
-    return "POST" in inspect.getsource(inspect.unwrap(view))
+    source = inspect.getsource(inspect.unwrap(view))
+    return "POST" in source or "_posted(request)" in source  # catalog_views' helper
 
 
 def _filled(valid: dict, objects: dict) -> dict:

@@ -1,9 +1,8 @@
-from rest_framework.routers import DefaultRouter
-
 from apps.jobs.api import views
+from core.api_router import ApiRouter
 
 # No root view: /api/v1/ is the queues router's (portal/urls.py puts this one first).
-router = DefaultRouter()
+router = ApiRouter()
 router.include_root_view = False
 router.register("notebooks", views.NotebookViewSet, basename="notebook")
 router.register("jobs", views.JobViewSet, basename="job")

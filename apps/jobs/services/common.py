@@ -19,6 +19,7 @@ from apps.queues.reconcile.desired import load_state
 from core import permissions
 from core.audit import record_audit
 from core.errors import NotAllowed, RuleBroken
+from core.namespaces import is_protected, protected_error
 
 # Work the services hand to the cluster, sent after commit with ``object_id``.
 # ``apps.jobs.tasks`` connects a receiver to each that queues its Celery task
@@ -93,19 +94,24 @@ def resolve_team(user, team_slug: str) -> Team:
 
 
 def resolve_namespace(team: Team, namespace: str) -> str:
+    """The namespace named, or the team's first; never a protected one (a team row saved
+    before the deny-list may still list one)."""
     names = list(team.namespaces.values_list("name", flat=True))
-    if not names:
+    usable = [name for name in names if not is_protected(name)]
+    if not usable:
         raise RuleBroken(
             f"team {team} has no namespace", code="namespace_not_allowed", field="team"
         )
     if not namespace:
-        return names[0]
+        return usable[0]
     if namespace not in names:
         raise RuleBroken(
             f"namespace {namespace!r} does not belong to team {team}",
             code="namespace_not_allowed",
             field="namespace",
         )
+    if problem := protected_error(namespace):
+        raise RuleBroken(problem, code="namespace_not_allowed", field="namespace")
     return namespace
 
 

@@ -41,7 +41,6 @@ from core.errors import NotAllowed, RuleBroken
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60
-MIN_CHECKPOINT_SECONDS = 60
 _PATH_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NON_GPU = ("cpu", "memory", "ephemeral-storage", "pods")
 
@@ -280,6 +279,19 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     audit(actor, AuditAction.DELETE, job, reason="batch job cancelled")
     after_commit(job_to_tear_down, job.pk)
     return True
+
+
+def refuse_job(job_id: int, *, reason: str, now: datetime) -> bool:
+    """SUBMITTED → FAILED without creating anything: its Job may not be created there."""
+    return bool(
+        BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(
+            state=JobState.FAILED,
+            state_reason=reason,
+            ended_at=now,
+            queue_position=None,
+            version=F("version") + 1,
+        )
+    )
 
 
 def mark_job_created(job_id: int) -> bool:

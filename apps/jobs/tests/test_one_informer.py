@@ -10,7 +10,8 @@ from apps.jobs.models import BatchJob
 from apps.jobs.tests.test_status_watch import in_state, train, watching
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
-from apps.reports.models import WatchCursor, WorkloadTransition
+from apps.reports.models import WorkloadTransition
+from informer.models import WatchCursor
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -4,7 +4,10 @@ import pytest
 
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.jobs.tests.conftest import IMAGE
+from apps.queues.services import add_membership
+from apps.queues.tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -114,3 +117,20 @@ def test_other_teams_jobs_are_not_found(client, other_lead, scientist, queue, te
     client.force_login(other_lead)
     assert client.get(f"/jobs/{job.pk}/").status_code == 404
     assert client.post(f"/jobs/{job.pk}/cancel/").status_code == 404
+
+
+def test_a_teammate_who_sees_a_job_is_refused_its_cancel_with_403(
+    client, scientist, team, admin, queue, template
+):
+    job, _ = submit_job(
+        scientist, JobRequest(template="pytorch-train", flavor="h100"), actor=Principal(scientist)
+    )
+    peer = UserFactory(username="peer")
+    add_membership(team=team, user=peer, role="scientist", actor=admin)
+    client.force_login(peer)
+    assert client.get(f"/jobs/{job.pk}/").status_code == 200  # jobs are team business
+    response = client.post(f"/jobs/{job.pk}/cancel/")
+    assert response.status_code == 403
+    assert "you may not cancel this job" in response.content.decode()
+    job.refresh_from_db()
+    assert job.state != JobState.CANCELLED

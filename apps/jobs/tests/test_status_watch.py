@@ -25,14 +25,14 @@ from apps.jobs.services import (
     submit_job,
 )
 from apps.jobs.status import condition
-from apps.jobs.tasks import watch_jobs_status_task
 from apps.jobs.tests.conftest import IMAGE
 from apps.jobs.watch import LEASE, STREAMS, run_status_watch
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import Worker, wait_until
 from apps.queues.tests.factories import set_policy
-from apps.reports.models import WatchCursor
 from core.kube import KubeClient
+from informer.models import WatchCursor
+from informer.tasks import run_informer_task
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -212,7 +212,7 @@ def test_a_run_hands_over_to_the_next_without_waiting_for_beat(sim, pool, tmp_pa
     }
     worker = Worker(env, tmp_path).start()  # no beat: only the chain can start runs
     try:
-        watch_jobs_status_task.delay(seconds=2)
+        run_informer_task.delay(seconds=2)
         owners: set[str] = set()
 
         def three_runs() -> bool:

@@ -12,6 +12,7 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.snapshots import queue_snapshot
+from core.bounds import TEXT_LIMIT
 from core.roles import TeamRole
 from core.strict_input import RejectUnknownFields
 
@@ -226,8 +227,14 @@ class ChangeRequestSerializer(serializers.ModelSerializer):
 
 
 class DecisionSerializer(RejectUnknownFields, serializers.Serializer):
-    comment = serializers.CharField(required=False, allow_blank=True, default="")
-    capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
+    # The services bound them too; declared here as well because reject reads no
+    # capacity_override_reason, and an ignored field must not take any size either.
+    comment = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=TEXT_LIMIT
+    )
+    capacity_override_reason = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=TEXT_LIMIT
+    )
 
 
 class AuditEntrySerializer(serializers.ModelSerializer):

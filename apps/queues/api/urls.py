@@ -1,8 +1,7 @@
-from rest_framework.routers import DefaultRouter
-
 from apps.queues.api import views
+from core.api_router import ApiRouter
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("teams", views.TeamViewSet, basename="team")
 router.register("flavors", views.FlavorViewSet, basename="flavor")
 router.register("cohorts", views.CohortViewSet, basename="cohort")

@@ -46,10 +46,15 @@ class Team(models.Model):
 
 
 class TeamNamespace(models.Model):
-    """A Kubernetes namespace where the team's workloads run."""
+    """A Kubernetes namespace where the team's workloads run.
+
+    The reconciler creates it, or leaves it alone when it already exists without our
+    label, until an admin adopts it (``adopted_at``; the reason is in the audit log).
+    """
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="namespaces")
     name = models.CharField(max_length=63, unique=True)
+    adopted_at = models.DateTimeField(null=True, blank=True)
 
     objects = TeamNamespaceQuerySet.as_manager()
 

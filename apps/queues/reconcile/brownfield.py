@@ -8,6 +8,7 @@ from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team
 from apps.queues.reconcile.importer import ImportPlan, read_cluster, take_ownership, translate
 from apps.queues.services import sync
 from core.kube import KubeClient
+from core.namespaces import protected_patterns
 
 
 def _known() -> dict[str, set[str]]:
@@ -25,9 +26,13 @@ def import_from_cluster(*, actor, take_ownership_of_objects: bool) -> tuple[Impo
     namespace_teams = dict(TeamNamespace.objects.values_list("name", "team__slug"))
     with KubeClient() as kube:
         plan = translate(
-            read_cluster(kube, version), known=_known(), namespace_teams=namespace_teams
+            read_cluster(kube, version),
+            known=_known(),
+            namespace_teams=namespace_teams,
+            protected=protected_patterns(),
         )
         problems = sync.import_policy(plan, actor=actor)
         if take_ownership_of_objects:
             take_ownership(kube, version, plan.keys)
+            problems += sync.adopt_imported_namespaces(plan, actor=actor)
     return plan, problems

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from django.conf import settings
 
 from apps.queues import kueue
-from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team
+from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team, TeamNamespace
+from apps.queues.reconcile.plan import NamespaceRules
 from apps.queues.snapshots import queue_snapshot
+from core.namespaces import protected_patterns
 
 # Other apps contribute ClusterQueues of their own (the notebook pool of ``apps.jobs``)
 # as queue snapshots, registered from their AppConfig.ready(). They are rendered,
@@ -55,6 +57,12 @@ def load_teams(slugs: set[str] | None = None) -> list[kueue.TeamSpec]:
     ]
 
 
+def load_namespace_rules() -> NamespaceRules:
+    """Where the reconciler may write: the deny-list, and the namespaces admins adopted."""
+    adopted = TeamNamespace.objects.exclude(adopted_at=None).values_list("name", flat=True)
+    return NamespaceRules(protected=protected_patterns(), adopted=frozenset(adopted))
+
+
 def load_state() -> kueue.PolicyState:
     """Read every policy row once (a fixed number of queries, whatever the size)."""
     return kueue.PolicyState(
@@ -64,12 +72,6 @@ def load_state() -> kueue.PolicyState:
         teams=load_teams(),
         queues=[queue_snapshot(q) for q in Queue.objects.with_policy()] + provided_queues(),
     )
-
-
-def with_queue(state: kueue.PolicyState, snapshot: dict) -> kueue.PolicyState:
-    """The same state with one queue replaced by a (proposed) snapshot."""
-    queues = [snapshot if q["name"] == snapshot["name"] else q for q in state.queues]
-    return kueue.PolicyState(state.flavors, state.cohorts, state.tiers, state.teams, queues)
 
 
 def desired_objects(state: kueue.PolicyState | None = None) -> list[dict]:

@@ -18,8 +18,7 @@ from apps.queues.reconcile.observe import ref
 from apps.queues.reconcile.plan import Change as FieldChange
 from apps.queues.reconcile.plan import Key, merge_patch
 from core.kube import KubeClient
-
-DEFAULT_PREEMPTION = {"reclaimWithinCohort": "Never", "withinClusterQueue": "Never"}
+from core.namespaces import matches
 
 
 @dataclass
@@ -50,21 +49,38 @@ def read_cluster(client: KubeClient, version: str) -> dict[str, list[dict]]:
 
 
 def translate(
-    cluster: dict[str, list[dict]], *, known: dict[str, set[str]], namespace_teams: dict[str, str]
+    cluster: dict[str, list[dict]],
+    *,
+    known: dict[str, set[str]],
+    namespace_teams: dict[str, str],
+    protected: tuple[str, ...] = (),
 ) -> ImportPlan:
     """What to import. ``known`` names what the portal already has (kept as is);
-    ``namespace_teams`` maps namespaces that already belong to a team."""
+    ``namespace_teams`` maps namespaces that already belong to a team; LocalQueues in
+    ``protected`` namespaces (patterns) are left out: no team gets such a namespace."""
     result = ImportPlan()
     queues = cluster[kueue.CLUSTER_QUEUE]
     _flavors(result, cluster[kueue.RESOURCE_FLAVOR], queues, known["flavors"])
     _cohorts(result, cluster[kueue.COHORT], queues, known["cohorts"])
     _tiers(result, cluster[kueue.WORKLOAD_PRIORITY_CLASS], known["tiers"])
-    locals_by_cq = _local_queues(result, cluster[kueue.LOCAL_QUEUE])
+    allowed = [lq for lq in cluster[kueue.LOCAL_QUEUE] if not _in_protected(result, lq, protected)]
+    locals_by_cq = _local_queues(result, allowed)
     for cq in queues:
         if cq["metadata"]["name"] in known["queues"]:
             continue
         _queue(result, cq, locals_by_cq.get(cq["metadata"]["name"], []), namespace_teams)
     return result
+
+
+def _in_protected(result: ImportPlan, lq: dict, protected: tuple[str, ...]) -> bool:
+    namespace = lq["metadata"]["namespace"]
+    if not matches(namespace, protected):
+        return False
+    result.notes.append(
+        f"LocalQueue {namespace}/{lq['metadata']['name']}: {namespace} is a protected system "
+        "namespace (QM_PROTECTED_NAMESPACES); not imported, left alone"
+    )
+    return True
 
 
 def _note(result: ImportPlan, obj: dict, message: str) -> None:

@@ -31,6 +31,7 @@ from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.desired import (
     load_cohorts,
     load_flavors,
+    load_namespace_rules,
     load_teams,
     load_tiers,
     provided_queues,
@@ -90,14 +91,24 @@ def compute_queue_plan(client: KubeClient, queues: list[Queue]) -> list[p.Action
         for queue in queues
         for obj in kueue.render_queue(queue_snapshot(queue), teams)
     ]
+    keys = [kueue.object_key(obj) for obj in desired]
+    observed = _read(client, version, keys)
+    # Whether a namespace is ours decides whether we may write in it.
+    spaces = _read(client, version, sorted({(kueue.NAMESPACE, "", ns) for _, ns, _ in keys if ns}))
+    applied = _applied(set(keys))
+    rules = load_namespace_rules()
+    return p.plan(
+        desired, observed, version=version, applied=applied, namespaces=rules, read_only=spaces
+    )
+
+
+def _read(client: KubeClient, version: str, keys: list[p.Key]) -> dict[p.Key, dict]:
     observed = {}
-    for obj in desired:
-        kind, namespace, name = kueue.object_key(obj)
+    for kind, namespace, name in keys:
         live = client.get(ref(kind, version), name, namespace)
         if live is not None:
             observed[(kind, namespace, name)] = {**live, "kind": kind}
-    applied = _applied({kueue.object_key(o) for o in desired})
-    return p.plan(desired, observed, version=version, applied=applied)
+    return observed
 
 
 def _applied(keys: set[p.Key]) -> dict[p.Key, dict]:

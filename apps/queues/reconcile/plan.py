@@ -12,6 +12,10 @@ Rules (each one a test in ``tests/test_reconcile_plan.py``):
 * Namespaces are never deleted: when no longer desired they only lose our labels.
 * Objects without our label are never touched; if one has the name we want,
   the action is ``blocked`` and reported.
+* Nothing is written in a protected namespace (``kube-*``, ``default``, the portal's
+  own: ``core.namespaces``), whatever the database asks for: ``blocked``.
+* A namespace that exists without our label is not ours: neither it nor anything in
+  it is written (``blocked``, "exists, not ours; adopt?") until an admin adopts it.
 * A difference from what we applied last time is *drift*: someone changed the
   cluster behind our back. It is repaired like any other difference and reported.
 """
@@ -22,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from apps.queues import kueue
+from core.namespaces import matches
 
 Key = tuple[str, str, str]
 Path = tuple[str, ...]
@@ -35,6 +40,15 @@ CREATE, UPDATE, DELETE, HOLD, BLOCKED, UNCHANGED = (
     "unchanged",
 )
 HOLDABLE = (kueue.CLUSTER_QUEUE, kueue.LOCAL_QUEUE)
+
+
+@dataclass(frozen=True)
+class NamespaceRules:
+    """Where the plan may write: never in ``protected`` (shell-style patterns); in a
+    namespace that exists without our label only once an admin ``adopted`` it."""
+
+    protected: tuple[str, ...] = ()
+    adopted: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -143,22 +157,63 @@ def plan(
     version: str,
     applied: dict[Key, dict] | None = None,
     busy: dict[Key, int] | None = None,
+    namespaces: NamespaceRules | None = None,
+    read_only: dict[Key, dict] | None = None,
 ) -> list[Action]:
     """Every action, creates/updates in dependency order, then deletes in reverse.
 
     ``applied`` holds the owned fields as we last wrote them (for drift);
-    ``busy`` the number of running workloads per ClusterQueue/LocalQueue.
+    ``busy`` the number of running workloads per ClusterQueue/LocalQueue;
+    ``namespaces`` the namespaces the plan must leave alone. ``observed`` (or
+    ``read_only``, objects read for this decision alone and never pruned) must hold
+    the Namespace of every namespaced object desired, if it exists.
     """
-    applied, busy = applied or {}, busy or {}
+    applied, busy, rules = applied or {}, busy or {}, namespaces or NamespaceRules()
     wanted = {kueue.object_key(obj): obj for obj in desired}
+    seen = {**(read_only or {}), **observed}
     actions = [
-        _for_desired(key, obj, observed.get(key), applied, version) for key, obj in wanted.items()
+        _refused(key, obj, seen, rules)
+        or _for_desired(key, obj, observed.get(key), applied, version)
+        for key, obj in wanted.items()
     ]
     leftovers = [
         obj for key, obj in observed.items() if key not in wanted and kueue.is_managed(obj)
     ]
-    actions += [_for_leftover(obj, busy, version) for obj in leftovers]
+    actions += [
+        _refused(kueue.object_key(obj), None, seen, rules) or _for_leftover(obj, busy, version)
+        for obj in leftovers
+    ]
     return sorted(actions, key=_order)
+
+
+def namespace_of(key: Key) -> str:
+    """The namespace an object is or lives in ('' for other cluster-scoped kinds)."""
+    return key[2] if key[0] == kueue.NAMESPACE else key[1]
+
+
+def _refused(
+    key: Key, desired: dict | None, observed: dict[Key, dict], rules: NamespaceRules
+) -> Action | None:
+    """A blocked action when ``key`` is in a namespace the portal must not write."""
+    namespace = namespace_of(key)
+    if not namespace:
+        return None
+    if matches(namespace, rules.protected):
+        advice = "give the team another namespace" if desired else "remove it by hand"
+        message = (
+            f"{namespace} is a protected system namespace (QM_PROTECTED_NAMESPACES); "
+            f"the portal never writes there: {advice}"
+        )
+    else:
+        live = observed.get((kueue.NAMESPACE, "", namespace))
+        if live is None or kueue.is_managed(live) or namespace in rules.adopted:
+            return None
+        message = (
+            f"namespace {namespace} exists, not ours; adopt? The portal neither labels it "
+            "nor writes in it until an admin adopts it (Cluster sync page, or "
+            f"`manage.py adopt_namespace {namespace} --reason …`)"
+        )
+    return Action(BLOCKED, key, desired=desired, observed=observed.get(key), message=message)
 
 
 def phase(action: Action) -> tuple[int, int]:

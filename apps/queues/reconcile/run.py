@@ -14,7 +14,7 @@ from apps.queues.reconcile import incremental
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome, apply
 from apps.queues.reconcile.coordination import coordinator
-from apps.queues.reconcile.desired import desired_objects
+from apps.queues.reconcile.desired import desired_objects, load_namespace_rules
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
 from apps.queues.services import sync
 from core.kube import KubeClient, KubeError
@@ -56,7 +56,14 @@ def compute_plan(client: KubeClient) -> list[p.Action]:
     busy = Counter(status_counts(observed, candidates))
     for key, count in busy_counts(client, version, candidates).items():
         busy[key] = max(busy[key], count)
-    return p.plan(desired, observed, version=version, applied=_applied(), busy=busy)
+    return p.plan(
+        desired,
+        observed,
+        version=version,
+        applied=_applied(),
+        busy=busy,
+        namespaces=load_namespace_rules(),
+    )
 
 
 def _applied() -> dict[p.Key, dict]:

@@ -16,6 +16,7 @@ from apps.queues.services.catalog import (
     sync_memberships,
 )
 from apps.queues.services.members import change_role, remove_membership, update_team
+from apps.queues.services.namespaces import adopt_namespace
 from apps.queues.services.policy import (
     SaveOutcome,
     create_queue,
@@ -26,6 +27,7 @@ from apps.queues.services.policy import (
 __all__ = [
     "SaveOutcome",
     "add_membership",
+    "adopt_namespace",
     "approve_change_request",
     "change_role",
     "create_queue",

@@ -22,6 +22,7 @@ from apps.queues.snapshots import apply_changes, queue_snapshot
 from apps.queues.validation import validate_queue
 from core import permissions
 from core.audit import AuditAction, record_audit
+from core.bounds import text_errors
 from core.errors import InvalidInput, NotAllowed
 
 
@@ -47,6 +48,8 @@ def approve_change_request(
     """
     if not permissions.can_decide_change_request(actor):
         raise NotAllowed("only platform admins decide change requests")
+    if problems := text_errors(comment=comment, capacity_override_reason=capacity_override_reason):
+        raise InvalidInput(problems)
     request = _lock_open_request(change_request)
     queue = Queue.objects.select_for_update(of=("self",)).with_policy().get(pk=request.queue_id)
     current = queue_snapshot(queue)
@@ -77,6 +80,8 @@ def reject_change_request(change_request: ChangeRequest, *, actor, comment: str)
         raise NotAllowed("only platform admins decide change requests")
     if not comment.strip():
         raise InvalidInput.single("comment", "a rejection needs a comment for the requester")
+    if problems := text_errors(comment=comment):
+        raise InvalidInput(problems)
     request = _lock_open_request(change_request)
     _decide(request, ChangeRequestStatus.REJECTED, actor, comment)
     _audit_decision(request, AuditAction.CHANGE_REJECTED, actor, comment)

@@ -9,7 +9,6 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import signals
-from apps.queues.bounds import length_error
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -38,7 +37,9 @@ from apps.queues.quantity import (
 from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
 from core.audit import AuditAction, record_audit
+from core.bounds import length_error, text_errors
 from core.errors import InvalidInput, NotAllowed
+from core.namespaces import protected_error
 from core.roles import TeamRole
 
 INT32 = (-(2**31), 2**31 - 1)
@@ -96,7 +97,7 @@ def create_team(
     if not namespaces:
         errors.add("namespaces", "a team needs at least one namespace")
     for index, name in enumerate(namespaces):
-        _check(errors, f"namespaces[{index}]", dns_label_error(name))
+        _check(errors, f"namespaces[{index}]", dns_label_error(name) or protected_error(name))
     if Team.objects.filter(slug=slug).exists():
         errors.add("slug", f"a team named {slug!r} already exists")
     taken = TeamNamespace.objects.filter(name__in=namespaces).values_list("name", flat=True)
@@ -211,6 +212,13 @@ def save_flavor(
     errors = _Errors()
     _check(errors, "name", dns_subdomain_error(name))
     _check(errors, "gpu_model", length_error(ResourceFlavor, "gpu_model", gpu_model))
+    errors.update(
+        text_errors(
+            description=description,
+            reason=reason,
+            capacity_override_reason=capacity_override_reason,
+        )
+    )
     parsed = _check_capacity(errors, capacity)
     _check_node_labels(errors, node_labels or {})
     _check_taints(errors, node_taints or [], tolerations or [])
@@ -283,6 +291,7 @@ def save_cohort(
     errors = _Errors()
     _check(errors, "name", dns_subdomain_error(name))
     _quantity(errors, "fair_weight", fair_weight)
+    errors.update(text_errors(description=description))
     parent_obj = Cohort.objects.filter(name=parent).first() if parent else None
     if parent and parent_obj is None:
         errors.add("parent", f"cohort {parent!r} does not exist")
@@ -349,7 +358,7 @@ def save_envelope(
     """Replace a team's envelope: weight range and per flavor × resource maxima."""
     _require_admin(actor)
     limits = limits or []
-    errors = _Errors()
+    errors = _Errors(text_errors(reason=reason))
     low = _quantity(errors, "min_weight", min_weight, optional=True)
     high = _quantity(errors, "max_weight", max_weight, optional=True)
     if low is not None and high is not None and low > high:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.queues import signals
-from apps.queues.bounds import length_error
 from apps.queues.models import Membership, Team
 from apps.queues.names import label_value_error
 from apps.queues.services.catalog import (
@@ -16,6 +15,7 @@ from apps.queues.services.catalog import (
     _team_dict,
 )
 from core.audit import AuditAction, record_audit
+from core.bounds import length_error, text_errors
 from core.errors import InvalidInput
 from core.roles import TeamRole
 
@@ -69,6 +69,8 @@ def remove_membership(*, team: Team, user, actor, reason: str = "") -> Membershi
     """Take a user out of a team: they stop seeing its queues and submitting to them.
     Returns the membership as it was."""
     _require_admin(actor)
+    if problems := text_errors(reason=reason):
+        raise InvalidInput(problems)
     membership = _membership_or_error(team, user)
     before = _membership_dict(membership)
     record_audit(

@@ -28,6 +28,7 @@ from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
 from core.audit import AuditAction, record_audit
+from core.bounds import text_errors
 from core.errors import Conflict, InvalidInput, NotAllowed
 
 CAPACITY_OVERRIDE_HINT = "a platform admin may save it anyway by giving a capacity override reason"
@@ -164,6 +165,8 @@ def save_queue_policy(
     """
     if not permissions.can_edit_queue(actor, queue):
         raise NotAllowed("you may not edit this queue")
+    if problems := text_errors(reason=reason, capacity_override_reason=capacity_override_reason):
+        raise InvalidInput(problems)
     locked = _lock_queue(queue, expected_version)
     current = queue_snapshot(locked)
     proposed = normalize_proposal(current, proposal)
@@ -336,8 +339,8 @@ def create_queue(
     if not permissions.can_manage_catalog(actor):
         raise NotAllowed("only platform admins create queues")
     findings = validate_queue(_empty_proposal(name), load_catalog(excluding_queue=None))
-    if findings.errors:
-        raise InvalidInput(findings.errors)
+    if problems := {**findings.errors, **text_errors(reason=reason, description=description)}:
+        raise InvalidInput(problems)
     if Queue.objects.filter(name=name).exists():
         raise InvalidInput.single("name", f"a queue named {name!r} already exists")
     queue = Queue.objects.create(name=name, team=team, description=description)

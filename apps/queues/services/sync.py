@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from apps.queues import services
 from apps.queues.choices import SyncState
-from apps.queues.models import Queue, SyncObject, SyncRun, Team
+from apps.queues.models import Queue, SyncObject, SyncRun, Team, TeamNamespace
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome
 from apps.queues.reconcile.importer import ImportPlan
@@ -250,6 +250,24 @@ def import_policy(plan: ImportPlan, *, actor) -> list[str]:
         )
     for item in plan.queues:
         _try(problems, f"queue {item['name']}", _import_queue, item, actor)
+    return problems
+
+
+def adopt_imported_namespaces(plan: ImportPlan, *, actor) -> list[str]:
+    """With ``--take-ownership`` the namespaces of the imported teams are adopted too:
+    they hold the LocalQueues the admin asked the portal to take over."""
+    problems: list[str] = []
+    wanted = [name for team in plan.teams for name in team["namespaces"]]
+    created = TeamNamespace.objects.filter(name__in=wanted).values_list("name", flat=True)
+    for name in sorted(created):
+        _try(
+            problems,
+            f"namespace {name}",
+            services.adopt_namespace,
+            name=name,
+            actor=actor,
+            reason=IMPORT_REASON,
+        )
     return problems
 
 

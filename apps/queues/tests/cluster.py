@@ -29,6 +29,15 @@ REPO = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r"simcluster listening on http://127\.0\.0\.1:(\d+)")
 
 
+def shared_database_url() -> str:
+    """The test database as a ``DATABASE_URL``, for processes that work on it too."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    return f"postgres://{db['USER'] or 'postgres'}@{host}:{port}/{db['NAME']}"
+
+
 def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05):
     """Poll ``predicate`` until it returns something truthy; fail at the deadline."""
     deadline = time.monotonic() + timeout

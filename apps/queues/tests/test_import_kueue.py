@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from apps.queues.models import AuditEntry, Queue
+from apps.queues.models import AuditEntry, Queue, TeamNamespace
 from apps.queues.reconcile.run import reconcile
 from apps.queues.snapshots import queue_snapshot
 from core.audit import AuditAction
@@ -110,8 +110,33 @@ def test_without_take_ownership_the_reconciler_leaves_the_objects_alone(cluster,
     cluster.reset_counters()
     summary = reconcile()
     blocked = {e["kind"] for e in summary.errors}
-    assert {"ClusterQueue", "LocalQueue", "ResourceFlavor", "Cohort"} <= blocked
-    assert cluster.written_resources() <= {"namespaces"}
+    assert {"Namespace", "ClusterQueue", "LocalQueue", "ResourceFlavor", "Cohort"} <= blocked
+    assert cluster.written_resources() == set()
+
+
+def test_a_local_queue_in_a_protected_namespace_is_neither_imported_nor_labelled(cluster, admin):
+    _brownfield(cluster)
+    if cluster.get("Namespace", "kube-system") is None:  # a real cluster has it
+        cluster.create(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kube-system"}}
+        )
+    system = {"name": "ml", "namespace": "kube-system"}
+    cluster.create(
+        {
+            "apiVersion": KUEUE,
+            "kind": "LocalQueue",
+            "metadata": system,
+            "spec": {"clusterQueue": "ml"},
+        }
+    )
+    report = _import("--take-ownership")
+    assert report["failed"] == []
+    assert any(
+        "kube-system is a protected system namespace" in n for n in report["not_represented"]
+    )
+    assert not TeamNamespace.objects.filter(name="kube-system").exists()
+    assert TeamNamespace.objects.get(name="ml").adopted_at is not None
+    assert "labels" not in cluster.get("LocalQueue", "ml", "kube-system")["metadata"]
 
 
 def test_an_admin_imports_from_the_cluster_sync_page(cluster, admin, client):

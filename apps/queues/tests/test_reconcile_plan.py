@@ -128,10 +128,11 @@ def test_a_namespace_no_longer_wanted_loses_our_labels_but_is_never_deleted():
     }
 
 
-def test_an_existing_unlabelled_team_namespace_is_adopted_by_labelling_it():
+def test_an_adopted_unlabelled_team_namespace_is_labelled():
     observed = _as_observed(_desired())
     observed[("Namespace", "", "team-nlp")]["metadata"]["labels"] = {"owner": "ops"}
-    (update,) = _only(p.plan(_desired(), observed, version=V), p.UPDATE)
+    rules = p.NamespaceRules(adopted=frozenset({"team-nlp"}))
+    (update,) = _only(p.plan(_desired(), observed, version=V, namespaces=rules), p.UPDATE)
     assert update.patch["metadata"]["labels"] == {
         kueue.MANAGED_BY: kueue.MANAGER,
         kueue.TEAM_LABEL: "nlp",

@@ -1,8 +1,7 @@
-from rest_framework.routers import DefaultRouter
-
 from apps.reports.api import views
+from core.api_router import ApiRouter
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("reports", views.WeeklyReportViewSet, basename="report")
 
 urlpatterns = router.urls

@@ -1,8 +1,8 @@
 """Preemption losses: what evicted workloads lost, who preempted whom, what it cost.
 
-Work lost by one preemption = gpus × (eviction − last checkpoint) when the job
-reported a checkpoint inside the run, else gpus × (eviction − admission) and the
-row is flagged ``assumed_from_admission``. A preemption counts in the week its
+Work lost by one preemption = gpus × the stretch ``informer.workload.lost_since``
+gives (since the run's last checkpoint, else since its admission, which the row
+flags as ``assumed_from_admission``). A preemption counts in the week its
 eviction falls in (the whole lost stretch, even if the run began earlier).
 """
 
@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from apps.reports.compute.records import HOUR, Run, WeekInput
+from informer.workload import lost_since
 
 
 def lost_gpu_hours(run: Run) -> tuple[float, bool]:
-    """(GPU-hours lost, whether a checkpoint was known)."""
-    saved = run.checkpoint if run.checkpoint is not None else None
-    known = saved is not None and run.start <= saved <= run.end
-    since = saved if known else run.start
+    """(GPU-hours lost, whether a checkpoint was known), by the one lost-work rule."""
+    since, known = lost_since(run.start, run.end, run.checkpoint)
     return run.gpus * (run.end - since) / HOUR, known
 
 

@@ -17,8 +17,6 @@ from collections import defaultdict
 from apps.reports.compute.records import Downtime, Wait, WeekInput
 from apps.reports.compute.stats import summarize
 
-DIMENSIONS = ("team", "queue", "tier", "size")
-
 
 def _overlaps(w: Wait, down: Downtime, horizon: float) -> bool:
     end = max(horizon, w.start) if w.end is None else w.end

@@ -1,24 +1,15 @@
 """Every write of the reports domain. Views, API, admin, commands and tasks call these."""
 
 from apps.reports.services.gaps import record_history_gap
-from apps.reports.services.history import (
-    acquire_lease,
-    mark_vanished,
-    record_workload_events,
-    release_lease,
-    save_cursor,
-)
+from apps.reports.services.history import mark_vanished, record_workload_events
 from apps.reports.services.snapshots import build_weekly_report
 from apps.reports.services.usage import set_gpu_price, store_usage
 
 __all__ = [
-    "acquire_lease",
     "build_weekly_report",
     "mark_vanished",
     "record_history_gap",
     "record_workload_events",
-    "release_lease",
-    "save_cursor",
     "set_gpu_price",
     "store_usage",
 ]

@@ -8,8 +8,8 @@ from django.db import transaction
 from django.db.models import Q
 
 from apps.reports import kueue_events
-from apps.reports.choices import Transition
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition
+from informer.workload import Transition
 
 # Event and condition times are whole seconds, written by different calls of Kueue's
 # clock: an Event a second off a condition already recorded is the same step.

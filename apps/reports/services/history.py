@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from apps.queues.models import TeamNamespace
 from apps.reports import extract
-from apps.reports.choices import Outcome, Transition
-from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
-from informer import objects
+from apps.reports.choices import Outcome
+from apps.reports.models import WorkloadRecord, WorkloadTransition
+from informer import objects, workload
+from informer.objects import parse_time
+from informer.workload import Transition, TransitionFact
 
 # Kubernetes event types the recorder handles; others (BOOKMARK, SYNCED) carry no workload.
 OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
@@ -45,10 +46,10 @@ def _record_one(
 ) -> int:
     facts = extract.workload_facts(obj)
     record = _upsert_record(facts, obj, teams)
-    steps = extract.extract_transitions(obj)
+    steps = workload.transitions(obj)
     if kind == "DELETED" and record.outcome not in Outcome.terminal_values():
-        stamp = extract.parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
-        steps.append(extract.TransitionFact(Transition.DELETED, stamp))
+        stamp = parse_time((obj.get("metadata") or {}).get("deletionTimestamp")) or at
+        steps.append(TransitionFact(Transition.DELETED, stamp))
     added = _insert(record, steps, rebuilt_since)
     _refresh_summary(record, steps, obj)
     return added
@@ -79,11 +80,11 @@ def _upsert_record(facts: extract.WorkloadFacts, obj: dict, teams: dict[str, int
 
 
 def _insert(
-    record: WorkloadRecord, steps: list[extract.TransitionFact], rebuilt_since: datetime | None
+    record: WorkloadRecord, steps: list[TransitionFact], rebuilt_since: datetime | None
 ) -> int:
     rows = [
         WorkloadTransition(
-            workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message,
+            workload=record, type=s.type, at=s.at, reason=s.reason[:100], message=s.message[:1000],
             detail=s.detail, rebuilt=rebuilt_since is not None and s.at >= rebuilt_since,
         )
         for s in steps
@@ -158,47 +159,3 @@ def mark_vanished(present_uids: set[str], *, at: datetime | None = None) -> int:
         WorkloadRecord.objects.filter(pk=record.pk).update(outcome=Outcome.DELETED, finished_at=at)
         count += 1
     return count
-
-
-# ----- the recorder's cursor and lease ---------------------------------------------
-
-
-def cursor(name: str) -> WatchCursor:
-    return WatchCursor.objects.get_or_create(name=name)[0]
-
-
-def acquire_lease(name: str, owner: str, seconds: float) -> bool:
-    """Take the recorder lease unless another live owner holds it.
-
-    Race: two task runs starting together both read an expired lease; the
-    conditional UPDATE lets exactly one of them win (row count 1).
-    """
-    cursor(name)
-    now = timezone.now()
-    free = Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=owner)
-    won = WatchCursor.objects.filter(free, name=name).update(
-        lease_owner=owner, lease_until=now + timedelta(seconds=seconds)
-    )
-    return won == 1
-
-
-def release_lease(name: str, owner: str) -> None:
-    WatchCursor.objects.filter(name=name, lease_owner=owner).update(
-        lease_owner="", lease_until=None
-    )
-
-
-def save_cursor(name: str, resource_version: str, *, events: int = 0, relisted: bool = False):
-    """Remember where to resume; ``events`` adds to the running count.
-
-    ``updated_at`` is set by hand: ``auto_now`` does not apply to ``update()``, and the
-    recorder-lag gauge reads it as "the last time the recorder made progress".
-    """
-    changes: dict = {
-        "resource_version": resource_version,
-        "events_seen": F("events_seen") + events,
-        "updated_at": timezone.now(),
-    }
-    if relisted:
-        changes["last_relist_at"] = timezone.now()
-    WatchCursor.objects.filter(name=name).update(**changes)

@@ -6,10 +6,9 @@ import pytest
 from django.utils import timezone
 from prometheus_client.parser import text_string_to_metric_families
 
-from apps.reports import services
-from apps.reports.models import WatchCursor
 from apps.reports.recorder import CURSOR
-from apps.reports.services.history import cursor
+from informer.cursors import cursor, save_cursor
+from informer.models import WatchCursor
 
 pytestmark = pytest.mark.django_db
 LAG = "qm_history_recorder_lag_seconds"
@@ -34,5 +33,5 @@ def test_the_lag_grows_until_the_recorder_saves_its_cursor(client):
     WatchCursor.objects.filter(name=CURSOR).update(updated_at=timezone.now() - timedelta(hours=1))
     assert scrape_lag(client) >= 3600
 
-    services.save_cursor(CURSOR, "1234", events=3)
+    save_cursor(CURSOR, "1234", events=3)
     assert scrape_lag(client) < 3600

@@ -9,10 +9,11 @@ from django.db import connection
 
 from apps.queues.tests.cluster import wait_until
 from apps.reports.choices import Outcome
-from apps.reports.models import WatchCursor, WorkloadRecord, WorkloadTransition
+from apps.reports.models import WorkloadRecord, WorkloadTransition
 from apps.reports.recorder import CURSOR
 from apps.reports.tests import workloads as w
 from apps.reports.tests.simrecorder import create, record, set_status, transitions
+from informer.models import WatchCursor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import DefaultRouter
 
 from apps.whatif.api import views
+from core.api_router import ApiRouter
 
-router = DefaultRouter()
+router = ApiRouter()
 router.register("whatif", views.WhatIfRunViewSet, basename="whatif")
 
 urlpatterns = [path("whatif/eta/", views.eta, name="whatif-eta"), *router.urls]

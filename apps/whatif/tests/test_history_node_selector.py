@@ -9,12 +9,12 @@ every later decision of the cohort drifted (docs/benchmarks.md, "A generated bus
 from datetime import UTC, datetime, timedelta
 
 from apps.queues import kueue
-from apps.reports.choices import Transition
 from apps.reports.models import WorkloadRecord, WorkloadTransition
 from apps.whatif.history import FlavorInfo, trace_workload
 from apps.whatif.policies import policy_objects
 from apps.whatif.replay.engine import replay
 from apps.whatif.replay.trace import PodSetSpec, Window
+from informer.workload import Transition
 
 from .helpers import START_MS, queue, team_workload
 

@@ -30,10 +30,8 @@ def test_a_replay_whose_heartbeat_stopped_fails_its_run(running, admin, client, 
     key = running.replays.first().key
     services.stamp_replay(running.pk, key)
 
-    assert services.fail_stuck_whatifs(_later(settings.QM_WHATIF_STUCK_AFTER_SECONDS - 5)) == []
-    assert services.fail_stuck_whatifs(_later(settings.QM_WHATIF_STUCK_AFTER_SECONDS + 5)) == [
-        running.pk
-    ]
+    assert services.fail_stuck_whatifs(_later(services.stuck_after_seconds() - 5)) == []
+    assert services.fail_stuck_whatifs(_later(services.stuck_after_seconds() + 5)) == [running.pk]
     assert services.fail_stuck_whatifs(_later(3600)) == []  # once
 
     run = WhatIfRun.objects.get(pk=running.pk)

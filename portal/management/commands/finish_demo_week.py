@@ -5,7 +5,9 @@ the demo week behind it; the history recorder watches the week as it happens. Wh
 week is done the launcher runs this: wait until the recorder has stored the last of it,
 record the notebook the seeded cluster runs for alice (left idle: the idle-culling task
 culls it a few minutes later), sync job status once, and build the weekly report
-snapshots for the weeks the history covers. It changes nothing a user did.
+snapshots for the weeks the history covers. It changes nothing a user did. A cluster that
+does not answer for a while (a timeout, a refused connection, a 5xx) is waited out with a
+backoff; a permanent refusal exits with status 1 and says why.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from apps.jobs.sync import sync_status
 from apps.reports.catchup import wait_for_history
 from apps.reports.compute.weeks import week_of
 from apps.reports.services.snapshots import build_weekly_report
-from core.kube import KubeClient
+from core.kube import KubeClient, KubeError
+from core.retrying import report_to, retry_transient
 
 
 class Command(BaseCommand):
@@ -40,6 +43,19 @@ class Command(BaseCommand):
         if not settings.QM_CLUSTER_SYNC:
             self.stdout.write("cluster sync is off: no history to record")
             return
+        # A read timeout or a cluster restarting must not leave the demo without reports:
+        # every step here is safe to run again, so the whole cluster part is retried.
+        try:
+            retry_transient(
+                lambda: self._read_cluster(wait_seconds), on_retry=report_to(self.stderr.write)
+            )
+        except KubeError as exc:
+            raise CommandError(f"the cluster refused: {exc.describe()}") from None
+        for week in _weeks(days):
+            build_weekly_report(week)
+            self.stdout.write(f"report built for {week}")
+
+    def _read_cluster(self, wait_seconds: float) -> None:
         with KubeClient() as client:
             caught_up = wait_for_history(client, timeout=wait_seconds)
             self.stdout.write(
@@ -50,9 +66,6 @@ class Command(BaseCommand):
             adopted = adopt_seeded_notebooks(client)
             self.stdout.write(f"notebooks adopted from the cluster: {adopted}")
             self.stdout.write(f"status synced: {sync_status(client, now=timezone.now())}")
-        for week in _weeks(days):
-            build_weekly_report(week)
-            self.stdout.write(f"report built for {week}")
 
 
 def _weeks(days: float) -> list[str]:

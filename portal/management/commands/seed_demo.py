@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from apps.queues.reconcile.run import reconcile
+from core.retrying import report_to, retry_transient
 from informer.tasks import run_informer_task
 from portal.management.commands.load_demo import seed_or_explain
 
@@ -28,7 +29,10 @@ class Command(BaseCommand):
         if not settings.QM_CLUSTER_SYNC:
             self.stdout.write("cluster sync is off: nothing to reconcile")
             return
-        summary = reconcile(trigger="seed_demo")
+        # The cluster may still be coming up (or restarting): wait it out, not fail the start.
+        summary = retry_transient(
+            lambda: reconcile(trigger="seed_demo"), on_retry=report_to(self.stderr.write)
+        )
         self.stdout.write(f"reconciled: {summary.as_dict()}")
         # The cluster plays the demo week no faster than its Workload watchers follow:
         # queue the informer (recorder and status watch) for the worker's first moment

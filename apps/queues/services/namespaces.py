@@ -1,0 +1,44 @@
+"""Admin writes to team namespaces on the cluster side: adopting an existing one."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.queues import signals
+from apps.queues.models import TeamNamespace
+from apps.queues.services.catalog import _Errors, _require_admin
+from core.audit import AuditAction, record_audit
+from core.namespaces import protected_error
+
+REASON_EXAMPLE = "made by hand before the portal; the team agreed to hand it over"
+
+
+@transaction.atomic
+def adopt_namespace(*, name: str, actor, reason: str) -> TeamNamespace:
+    """Let the reconciler label a team namespace that exists on the cluster without our
+    label, and write the team's LocalQueues in it. Adopting twice changes nothing."""
+    _require_admin(actor)
+    errors = _Errors()
+    namespace = TeamNamespace.objects.select_for_update().filter(name=name).first()
+    if namespace is None:
+        errors.add("name", f"no team has the namespace {name!r}; give it to a team first")
+    elif problem := protected_error(name):
+        errors.add("name", problem)
+    if not reason.strip():
+        errors.add("reason", f"say why the portal may take it over, e.g. {REASON_EXAMPLE!r}")
+    errors.raise_if_any()
+    if namespace.adopted_at is None:
+        namespace.adopted_at = timezone.now()
+        namespace.save(update_fields=["adopted_at"])
+        record_audit(
+            actor=actor,
+            action=AuditAction.UPDATE,
+            obj=namespace,
+            team=namespace.team,
+            before={"adopted": False},
+            after={"adopted": True},
+            reason=reason,
+        )
+        signals.policy_changed()
+    return namespace
