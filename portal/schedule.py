@@ -112,7 +112,7 @@ def beat_schedule() -> dict:
         # Tell leads and admins about queues stuck out of sync past the threshold
         # (QM_OUT_OF_SYNC_NOTIFY_MINUTES); once per episode, so running often is cheap.
         schedule["notify-out-of-sync-queues"] = {
-            "task": "apps.notifications.tasks.notify_out_of_sync_queues_task",
+            "task": "apps.queues.tasks.notify_out_of_sync_queues_task",
             "schedule": timedelta(minutes=5),
             "options": {"expires": 5 * 60},
         }

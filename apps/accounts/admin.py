@@ -1,9 +1,9 @@
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 
-from apps.accounts.errors import TokenError
 from apps.accounts.models import ApiToken, User
 from apps.accounts.services import revoke_api_token
+from core.errors import DomainError
 
 
 @admin.register(User)
@@ -49,6 +49,6 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token in queryset.select_related("user"):
             try:
                 revoked += revoke_api_token(token, actor=request.user, reason="Django admin")
-            except TokenError as exc:
+            except DomainError as exc:
                 self.message_user(request, f"{token}: {exc.detail}", messages.ERROR)
         self.message_user(request, f"{revoked} token(s) revoked.", messages.SUCCESS)

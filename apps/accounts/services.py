@@ -12,13 +12,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.accounts import token_cache
-from apps.accounts.errors import AccountError, TokenError
 from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
-from apps.queues.choices import AuditAction
-from apps.queues.models import AuditEntry
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_anonymous_audit, record_audit
+from core.errors import NotAllowed, RuleBroken
 
 log = logging.getLogger(__name__)
 
@@ -40,18 +38,22 @@ def token_facts(token: ApiToken) -> dict:
 def clean_token_name(name: str) -> str:
     name = (name or "").strip()
     if not name:
-        raise TokenError("invalid", "give the token a name", field="name")
+        raise RuleBroken("give the token a name", code="invalid", field="name")
     if len(name) > NAME_MAX_LENGTH:
-        raise TokenError(
-            "invalid", f"at most {NAME_MAX_LENGTH} characters ({len(name)} given)", field="name"
+        raise RuleBroken(
+            f"at most {NAME_MAX_LENGTH} characters ({len(name)} given)",
+            code="invalid",
+            field="name",
         )
     return name
 
 
 def clean_token_days(days: int) -> int:
     if isinstance(days, bool) or not isinstance(days, int) or not MIN_DAYS <= days <= MAX_DAYS:
-        raise TokenError(
-            "invalid", f"expiry must be {MIN_DAYS} to {MAX_DAYS} days, not {days!r}", field="days"
+        raise RuleBroken(
+            f"expiry must be {MIN_DAYS} to {MAX_DAYS} days, not {days!r}",
+            code="invalid",
+            field="days",
         )
     return days
 
@@ -66,9 +68,9 @@ def issue_api_token(
     user themselves or a platform admin; None is the command line (audited as system).
     """
     if actor is not None and not permissions.can_manage_tokens_of(actor, user):
-        raise TokenError("forbidden", "you may only create tokens for yourself", field="user")
+        raise NotAllowed("you may only create tokens for yourself", field="user")
     if not user.is_active:
-        raise TokenError("invalid", f"{user} is not an active user", field="user")
+        raise RuleBroken(f"{user} is not an active user", code="invalid", field="user")
     name, days = clean_token_name(name), clean_token_days(days)
     raw = ApiToken.generate_raw()
     token = ApiToken.objects.create(
@@ -91,7 +93,7 @@ def revoke_api_token(token: ApiToken, *, actor: User | None, reason: str = "") -
     Returns False (and writes nothing) when it was revoked already.
     """
     if actor is not None and not permissions.can_manage_tokens_of(actor, token.user):
-        raise TokenError("forbidden", "you may only revoke your own tokens")
+        raise NotAllowed("you may only revoke your own tokens")
     locked = ApiToken.objects.select_for_update().select_related("user").get(pk=token.pk)
     if locked.revoked_at is not None:
         return False
@@ -112,12 +114,8 @@ def revoke_api_token(token: ApiToken, *, actor: User | None, reason: str = "") -
     return True
 
 
-def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> AuditEntry:
-    """Audit and log a lockout that has just begun.
-
-    No team: only platform admins read it. Written whether or not the username belongs
-    to an account, and linked to none, so the entry is the same either way.
-    """
+def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> None:
+    """Audit and log a lockout that has just begun (see ``record_anonymous_audit``)."""
     until = datetime.fromtimestamp(lockout.until, tz=UTC)
     if lockout.scope == ACCOUNT:
         limit, subject = settings.QM_LOGIN_FAILURES_PER_ACCOUNT, f"sign-in as {username!r}"
@@ -133,20 +131,17 @@ def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> Au
         reason,
         extra={"lockout_scope": lockout.scope, "username": username, "client_address": address},
     )
-    return AuditEntry.objects.create(
-        actor=None,
-        actor_name="anonymous",
+    record_anonymous_audit(
         action=AuditAction.LOGIN_LOCKOUT,
-        object_type="login",
-        object_id=lockout.subject[:64],
-        object_repr=subject[:300],
+        subject_type="login",
+        subject_id=lockout.subject,
+        subject=subject,
         after={
             "scope": lockout.scope,
             "username": username,
             "address": address,
             "locked_until": until.isoformat(),
         },
-        changes=[],
         reason=reason,
     )
 
@@ -163,13 +158,13 @@ def _clean_username(username: str) -> str:
     username = (username or "").strip()
     limit = User._meta.get_field("username").max_length
     if not username or len(username) > limit:
-        raise AccountError(
-            "invalid", f"give a username of 1 to {limit} characters", field="username"
+        raise RuleBroken(
+            f"give a username of 1 to {limit} characters", code="invalid", field="username"
         )
     try:
         User.username_validator(username)
     except ValidationError as exc:
-        raise AccountError("invalid", " ".join(exc.messages), field="username") from None
+        raise RuleBroken(" ".join(exc.messages), code="invalid", field="username") from None
     return username
 
 
@@ -184,18 +179,18 @@ def make_platform_admin(
     whether anything changed: run again, it changes and records nothing.
     """
     if actor is not None and not permissions.is_admin(actor):
-        raise AccountError("forbidden", "only platform admins make platform admins")
+        raise NotAllowed("only platform admins make platform admins")
     username = _clean_username(username)
     user = User.objects.select_for_update().filter(username=username).first()
     if user is not None:
         return _promote(user, actor=actor)
     if not password:
-        raise AccountError("invalid", "a new user needs a password", field="password")
+        raise RuleBroken("a new user needs a password", code="invalid", field="password")
     user = User(username=username, is_platform_admin=True)
     try:
         validate_password(password, user)
     except ValidationError as exc:
-        raise AccountError("invalid", " ".join(exc.messages), field="password") from None
+        raise RuleBroken(" ".join(exc.messages), code="invalid", field="password") from None
     user.set_password(password)
     user.save()
     record_audit(
@@ -210,7 +205,7 @@ def make_platform_admin(
 
 def _promote(user: User, *, actor: User | None) -> tuple[User, bool]:
     if not user.is_active:
-        raise AccountError("invalid", f"{user} is deactivated", field="username")
+        raise RuleBroken(f"{user} is deactivated", code="invalid", field="username")
     if user.is_platform_admin:
         return user, False
     before = _admin_facts(user)

@@ -10,9 +10,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from apps.accounts import services
-from apps.accounts.errors import TokenError
 from apps.accounts.forms import TokenForm
 from apps.accounts.models import ApiToken
+from core.errors import DomainError
 from core.pages import add_to_form
 
 
@@ -29,7 +29,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
                 actor=request.user,
                 days=form.cleaned_data["days"],
             )
-        except TokenError as exc:
+        except DomainError as exc:
             add_to_form(form, exc)
         else:
             form = TokenForm()

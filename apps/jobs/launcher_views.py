@@ -10,12 +10,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from apps.accounts.errors import TokenError
 from apps.accounts.services import revoke_api_token
 from apps.jobs import services
 from apps.jobs.forms import LauncherForm, LauncherTeamsForm, team_choices
 from apps.jobs.models import LauncherGrant
 from core import permissions
+from core.errors import DomainError
 from core.pages import add_to_form
 
 
@@ -44,7 +44,7 @@ def launchers(request: HttpRequest) -> HttpResponse:
             created = services.issue_launcher_token(
                 data["user"], data["name"], data["teams"], actor=request.user, days=data["days"]
             )
-        except TokenError as exc:
+        except DomainError as exc:
             add_to_form(form, exc)
         else:
             form = LauncherForm()
@@ -77,7 +77,7 @@ def launcher_teams(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("jobs:launchers")
     try:
         services.set_launcher_teams(grant, form.cleaned_data["teams"], actor=request.user)
-    except TokenError as exc:
+    except DomainError as exc:
         messages.error(request, f"{(exc.field or '').capitalize()}: {exc.detail}")
     else:
         messages.success(request, f"Grant of {grant.token} saved.")

@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.jobs import services, sync
 from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
-from apps.reports import prometheus
+from core import prometheus
 from core.kube import KubeClient, KubeError
 
 

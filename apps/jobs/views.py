@@ -11,7 +11,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from apps.jobs import services
-from apps.jobs.errors import JobsError
 from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm
 from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
 from apps.jobs.models import BatchJob, InteractivePool, Notebook
@@ -19,6 +18,7 @@ from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
 from apps.queues.models import Membership
 from core.dates import format_when
+from core.errors import DomainError
 from core.pages import add_to_form, show_error
 
 PAGE_SIZE = 50
@@ -60,7 +60,7 @@ def notebook_request(request: HttpRequest) -> HttpResponse:
             submission = services.request_notebook(
                 request.user, services.NotebookRequest(**form.cleaned_data), actor=_me(request)
             )
-        except JobsError as exc:
+        except DomainError as exc:
             add_to_form(form, exc)
         else:
             messages.success(request, "Notebook requested; it starts once the pool admits it.")
@@ -100,7 +100,7 @@ def notebook_renew(request: HttpRequest, pk: int) -> HttpResponse:
         notebook = services.renew_notebook(
             notebook, actor=_me(request), hours=form.cleaned_data["hours"]
         )
-    except JobsError as exc:
+    except DomainError as exc:
         if exc.field in form.fields:
             add_to_form(form, exc)
             return _detail(request, notebook, form)
@@ -118,7 +118,7 @@ def notebook_stop(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "jobs/notebook_stop.html", {"nb": notebook})
     try:
         stopped = services.stop_notebook(notebook, actor=_me(request))
-    except JobsError as exc:
+    except DomainError as exc:
         show_error(request, exc)
     else:
         messages.success(request, "Notebook stopped." if stopped else "It had already ended.")
@@ -156,7 +156,7 @@ def job_submit(request: HttpRequest) -> HttpResponse:
             submission = services.submit_job(
                 request.user, services.JobRequest(**form.request_fields()), actor=_me(request)
             )
-        except JobsError as exc:
+        except DomainError as exc:
             add_to_form(form, exc)
         else:
             messages.success(request, "Job submitted.")
@@ -179,6 +179,6 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         services.cancel_job(_job(request, pk), actor=_me(request))
-    except JobsError as exc:
+    except DomainError as exc:
         show_error(request, exc)
     return redirect("jobs:job", pk)

@@ -1,5 +1,6 @@
 """Writes of the notifications app: ``notify`` (the one entry point for every app),
-delivery bookkeeping, preferences, and the two producers this app owns.
+delivery bookkeeping and preferences. What to say, and to whom, is each producer's own
+business (``apps.queues.notices``, the jobs services): this app knows no other app's model.
 
 ``notify`` writes an outbox row in the caller's transaction and schedules the
 delivery task on commit. If the broker is down the row stays undelivered and the
@@ -10,7 +11,7 @@ a message that could be lost.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -20,20 +21,13 @@ from django.utils import timezone
 from apps.notifications import delivery, messages
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification, NotificationPreference
+from core.errors import NotAllowed, RuleBroken
 
 log = logging.getLogger(__name__)
 
 # Sent after commit for every new notification. ``apps.notifications.tasks`` queues
 # its delivery (connected from the app's ready()), so this module never imports tasks.
 notification_created = Signal()
-
-
-class PreferenceError(ValueError):
-    """A preference that cannot be saved; ``field`` names the form field."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(message)
-        self.field = field
 
 
 def preference_for(user) -> NotificationPreference:
@@ -165,13 +159,19 @@ def save_preferences(
 ) -> NotificationPreference:
     """Each user sets their own; platform admins may set anyone's."""
     if actor.pk != user.pk and not getattr(actor, "is_platform_admin", False):
-        raise PermissionError("only you (or a platform admin) may change your notifications")
+        raise NotAllowed("only you (or a platform admin) may change your notifications")
     if webhook_url and not delivery.webhook_host_allowed(webhook_url):
         allowed = ", ".join(settings.WEBHOOK_ALLOWED_HOSTS) or "none (webhooks are disabled)"
-        raise PreferenceError("webhook_url", f"this host is not allowed; allowed hosts: {allowed}")
+        raise RuleBroken(
+            f"this host is not allowed; allowed hosts: {allowed}",
+            code="invalid",
+            field="webhook_url",
+        )
     unknown = set(muted_kinds or ()) - set(NotificationKind.values)
     if unknown:
-        raise PreferenceError("muted_kinds", f"unknown kinds: {', '.join(sorted(unknown))}")
+        raise RuleBroken(
+            f"unknown kinds: {', '.join(sorted(unknown))}", code="invalid", field="muted_kinds"
+        )
     preference, _ = NotificationPreference.objects.select_for_update().get_or_create(user=user)
     preference.email_enabled = email_enabled
     preference.webhook_url = webhook_url
@@ -181,97 +181,6 @@ def save_preferences(
     return preference
 
 
-# --- producers owned by this app ----------------------------------------------
-
-
-def change_request_filed(change_request) -> int:
-    """Tell every platform admin (but the requester) that a request waits for them;
-    called by apps.queues.services.policy in the transaction that files it."""
-    from apps.accounts.models import User
-
-    changes = "; ".join(
-        f"{c['field']}: {c.get('before')} → {c.get('after')}" for c in change_request.changes
-    )
-    context = {
-        "change_request": change_request.pk,
-        "queue": change_request.queue.name,
-        "team": getattr(change_request.queue.team, "slug", ""),
-        "requested_by": change_request.requested_by.get_username(),
-        "changes": changes,
-        "beyond": "; ".join(str(b) for b in change_request.beyond_envelope),
-        "reason": change_request.reason or "(none given)",
-        "url": _url(f"/change-requests/{change_request.pk}/"),
-    }
-    admins = User.objects.filter(is_platform_admin=True, is_active=True).exclude(
-        pk=change_request.requested_by_id
-    )
-    sent = [
-        notify(
-            admin,
-            NotificationKind.CHANGE_REQUEST_FILED,
-            context,
-            dedupe_key=f"change-request-filed:{change_request.pk}",
-        )
-        for admin in admins.order_by("pk")
-    ]
-    return sum(n is not None for n in sent)
-
-
-def change_request_decided(change_request) -> Notification | None:
-    """Tell the requester; called by apps.queues.services.approvals in its transaction."""
-    requester = change_request.requested_by
-    if requester is None or requester.pk == getattr(change_request.decided_by, "pk", None):
-        return None  # nobody to tell, or they withdrew it themselves
-    return notify(
-        requester,
-        NotificationKind.CHANGE_REQUEST_DECIDED,
-        {
-            "change_request": change_request.pk,
-            "queue": change_request.queue.name,
-            "status": change_request.get_status_display().lower(),
-            "decided_by": getattr(change_request.decided_by, "username", "the portal"),
-            "comment": change_request.decision_comment,
-            "url": _url(f"/change-requests/{change_request.pk}/"),
-        },
-        dedupe_key=f"change-request-decided:{change_request.pk}",
-    )
-
-
-def notify_out_of_sync_queues(*, now: datetime | None = None) -> int:
-    """Queues out of sync for longer than QM_OUT_OF_SYNC_NOTIFY_MINUTES: tell their team
-    leads and the platform admins, once per episode. Returns notifications created."""
-    from apps.accounts.models import User
-    from apps.queues.reconcile.status import out_of_sync_since
-    from core.roles import TeamRole
-
-    if not settings.QM_CLUSTER_SYNC:
-        return 0
-    now = now or timezone.now()
-    threshold = timedelta(minutes=settings.OUT_OF_SYNC_NOTIFY_MINUTES)
-    admins = list(User.objects.filter(is_platform_admin=True, is_active=True))
-    created = 0
-    for queue, state, since, message in out_of_sync_since():
-        if now - since < threshold:
-            continue
-        leads = User.objects.filter(
-            memberships__team_id=queue.team_id, memberships__role=TeamRole.LEAD, is_active=True
-        )
-        context = {
-            "queue": queue.name,
-            "state": state.replace("_", " "),
-            "since": since.isoformat(timespec="seconds"),
-            "minutes": int((now - since).total_seconds() // 60),
-            "message": message,
-            "url": _url(f"/queues/{queue.pk}/"),
-        }
-        key = f"out-of-sync:{queue.pk}:{int(since.timestamp())}"
-        for user in {u.pk: u for u in [*leads, *admins]}.values():
-            created += (
-                notify(user, NotificationKind.QUEUE_OUT_OF_SYNC, context, dedupe_key=key)
-                is not None
-            )
-    return created
-
-
-def _url(path: str) -> str:
+def portal_url(path: str) -> str:
+    """``path`` as a link a message can carry (absolute when ``PORTAL_URL`` is set)."""
     return f"{settings.PORTAL_URL.rstrip('/')}{path}" if settings.PORTAL_URL else path

@@ -43,8 +43,3 @@ def deliver_pending_notifications_task() -> int:
     for notification_id in ids:
         deliver_notification_task.delay(notification_id)
     return len(ids)
-
-
-@shared_task(soft_time_limit=120)
-def notify_out_of_sync_queues_task() -> int:
-    return services.notify_out_of_sync_queues()

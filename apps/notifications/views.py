@@ -7,6 +7,8 @@ from django.shortcuts import redirect, render
 
 from apps.notifications import services
 from apps.notifications.forms import PreferenceForm
+from core.errors import DomainError
+from core.pages import add_to_form
 
 RECENT = 20
 
@@ -26,8 +28,8 @@ def preferences(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             services.save_preferences(request.user, actor=request.user, **form.cleaned_data)
-        except services.PreferenceError as exc:
-            form.add_error(exc.field, str(exc))
+        except DomainError as exc:
+            add_to_form(form, exc)
         else:
             messages.success(request, "Notification preferences saved.")
             return redirect("notifications:preferences")

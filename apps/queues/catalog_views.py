@@ -1,6 +1,6 @@
 """Administration pages for platform admins: teams and members, envelopes, flavors,
 cohorts and priority tiers. Each view parses a form, calls one catalog service and
-redirects; a service's ``PolicyError`` goes back onto the form and nothing is written."""
+redirects; a service's ``InvalidInput`` goes back onto the form and nothing is written."""
 
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ from apps.queues.catalog_forms import (
     TeamCreateForm,
     TeamEditForm,
 )
-from apps.queues.errors import PolicyError
 from apps.queues.models import (
     AuditEntry,
     Cohort,
@@ -38,6 +37,7 @@ from apps.queues.models import (
     Team,
 )
 from core import permissions
+from core.errors import InvalidInput
 from core.pages import add_to_form
 
 
@@ -65,7 +65,7 @@ def _saved(form, save: Callable, fields=None):
         return None
     try:
         return save(form.cleaned_data)
-    except PolicyError as exc:
+    except InvalidInput as exc:
         add_to_form(form, exc, fields)
         return None
 

@@ -47,20 +47,6 @@ class ChangeRequestStatus(models.TextChoices):
         return (cls.APPROVED, cls.REJECTED, cls.WITHDRAWN, cls.EXPIRED)
 
 
-class AuditAction(models.TextChoices):
-    CREATE = "create"
-    UPDATE = "update"
-    DELETE = "delete"
-    CHANGE_REQUESTED = "change_requested"
-    CHANGE_APPROVED = "change_approved"
-    CHANGE_REJECTED = "change_rejected"
-    CHANGE_WITHDRAWN = "change_withdrawn"
-    CHANGE_EXPIRED = "change_expired"
-    CAPACITY_OVERRIDE = "capacity_override"
-    DRIFT_REPAIRED = "drift_repaired"
-    LOGIN_LOCKOUT = "login_lockout"
-
-
 class SyncState(models.TextChoices):
     IN_SYNC = "in_sync", "In sync"
     PENDING = "pending", "Pending"

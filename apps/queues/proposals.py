@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from apps.queues.errors import PolicyError
 from apps.queues.snapshots import PREEMPTION_FIELDS, QUOTA_FIELDS, SCALAR_FIELDS
+from core.errors import InvalidInput
 
 MAX_QUOTAS = 64 * 64  # MAX_FLAVORS × MAX_RESOURCES of validation
 TEXT = "must be text"
@@ -19,7 +19,7 @@ QUANTITY = "must be a quantity given as text, such as 8 or 64Gi"
 
 
 def check_proposal_shape(proposal: Any, prefix: str = "") -> None:
-    """Raise PolicyError naming each malformed or unknown field (paths as the API body)."""
+    """Raise InvalidInput naming each malformed or unknown field (paths as the API body)."""
     errors: dict[str, list[str]] = {}
 
     def add(path: str, message: str) -> None:
@@ -30,7 +30,7 @@ def check_proposal_shape(proposal: Any, prefix: str = "") -> None:
     else:
         _check_fields(proposal, add)
     if errors:
-        raise PolicyError({(p.rstrip(".") or "proposal"): m for p, m in errors.items()})
+        raise InvalidInput({(p.rstrip(".") or "proposal"): m for p, m in errors.items()})
 
 
 def _check_fields(proposal: dict, add) -> None:

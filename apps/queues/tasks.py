@@ -5,7 +5,7 @@ import random
 from celery import shared_task
 from django.conf import settings
 
-from apps.queues import services
+from apps.queues import notices, services
 from apps.queues.reconcile.run import reconcile_exclusively
 from core.kube import KubeError
 
@@ -14,6 +14,12 @@ from core.kube import KubeError
 def expire_stale_change_requests_task() -> int:
     """Expire undecided change requests past their TTL; returns how many."""
     return services.expire_stale_change_requests()
+
+
+@shared_task(soft_time_limit=120)
+def notify_out_of_sync_queues_task() -> int:
+    """Tell leads and admins about queues out of sync past the threshold; returns how many."""
+    return notices.notify_out_of_sync_queues()
 
 
 # Waiting for another run to release the lock: one try a second, longer than a

@@ -12,7 +12,6 @@ from django.views.decorators.http import require_POST
 
 from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
-from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.forms import QueuePolicyForm, edit_form_options
 from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
@@ -24,7 +23,7 @@ from apps.queues.reconcile.preview import (
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
-from core.errors import NotAllowed
+from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import add_to_form, show_error
 
 AUDIT_PAGE_SIZE = 50
@@ -107,7 +106,7 @@ def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
         preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
         errors = {**preview.errors, **preview.capacity_errors}
         if errors:
-            _attach_errors(form, PolicyError(errors))
+            _attach_errors(form, InvalidInput(errors))
         manifests = queue_manifest_diff(queue, form.proposal()) if not preview.errors else ""
         return _render_edit(request, queue, form, preview=preview, manifest_diff=manifests)
     return _save(request, queue, form)
@@ -124,10 +123,10 @@ def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResp
             reason=data["reason"],
             capacity_override_reason=data["capacity_override_reason"],
         )
-    except PolicyError as exc:
+    except InvalidInput as exc:
         _attach_errors(form, exc, proposal)
         return _render_edit(request, queue, form, status=400)
-    except ConflictError as exc:
+    except Conflict as exc:
         return _render_edit(request, queue, form, conflict=exc, status=409)
     if outcome.change_request is not None:
         messages.info(
@@ -139,7 +138,7 @@ def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResp
     return redirect("queues:queue", pk=queue.pk)
 
 
-def _attach_errors(form: QueuePolicyForm, exc: PolicyError, proposal: dict | None = None) -> None:
+def _attach_errors(form: QueuePolicyForm, exc: InvalidInput, proposal: dict | None = None) -> None:
     proposal = proposal or form.proposal()
     add_to_form(form, exc, lambda path: form.field_for_error(path, proposal), repeat_path=False)
 
@@ -218,8 +217,8 @@ def change_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
         elif verb == "withdraw":
             services.withdraw_change_request(change_request, actor=request.user)
         else:
-            raise PolicyError.single("decision", "must be approve, reject or withdraw")
-    except PolicyError as exc:
+            raise InvalidInput.single("decision", "must be approve, reject or withdraw")
+    except InvalidInput as exc:
         show_error(request, exc)
     return redirect("queues:change-request", pk=pk)
 

@@ -12,10 +12,10 @@ from typing import Any
 from django.conf import settings
 
 from apps.queues import kueue
-from apps.queues.errors import PolicyError
 from apps.queues.reconcile.desired import load_state
 from apps.queues.services.policy import normalize_proposal
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
+from core.errors import InvalidInput
 
 Draft = dict[str, dict[str, Any]]
 
@@ -25,7 +25,7 @@ def apply_draft(state: kueue.PolicyState, draft: Draft) -> kueue.PolicyState:
     by_name = {q["name"]: q for q in state.queues}
     unknown = sorted(set(draft) - set(by_name))
     if unknown:
-        raise PolicyError.single("draft", f"no such queue: {', '.join(unknown)}")
+        raise InvalidInput.single("draft", f"no such queue: {', '.join(unknown)}")
     queues = [
         normalize_proposal(q, draft[q["name"]]) if q["name"] in draft else q for q in state.queues
     ]

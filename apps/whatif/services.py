@@ -13,8 +13,6 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from apps.queues import services as queue_services
-from apps.queues.choices import AuditAction
-from apps.queues.errors import PolicyError
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import parse_quantity
@@ -25,9 +23,9 @@ from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.replay.metrics import entitlements
 from apps.whatif.replay.trace import is_gpu
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.bounds import text_errors
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +41,7 @@ def request_whatif(
     """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
     queues = _drafted_queues(draft, actor)
     if problems := text_errors(reason=reason):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     previews = _previews_or_raise(queues, draft, actor)
     current, proposed = policies.current_and_proposed(draft)
     fair = policies.fair_sharing_enabled()
@@ -81,7 +79,7 @@ def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
     queues = list(Queue.objects.with_policy().filter(name__in=draft).order_by("name"))
     missing = sorted(set(draft) - {q.name for q in queues})
     if missing:
-        raise PolicyError.single("draft", f"no such queue: {', '.join(missing)}")
+        raise InvalidInput.single("draft", f"no such queue: {', '.join(missing)}")
     if not all(permissions.can_edit_queue(actor, q) for q in queues):
         raise NotAllowed("a draft may only change queues you may edit")
     return queues
@@ -90,17 +88,17 @@ def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
 def _check_draft_shape(draft: policies.Draft) -> None:
     """A mapping of queue names to proposals, each shaped like a save's body."""
     if not isinstance(draft, dict):
-        raise PolicyError.single("draft", "must map queue names to proposals")
+        raise InvalidInput.single("draft", "must map queue names to proposals")
     if not draft:
-        raise PolicyError.single("draft", "name at least one queue to change")
+        raise InvalidInput.single("draft", "name at least one queue to change")
     errors: dict[str, list[str]] = {}
     for name, proposal in draft.items():
         try:
             check_proposal_shape(proposal, prefix=f"{name}.")
-        except PolicyError as exc:
+        except InvalidInput as exc:
             errors.update(exc.errors)
     if errors:
-        raise PolicyError(errors)
+        raise InvalidInput(errors)
 
 
 def _previews_or_raise(queues: list[Queue], draft: policies.Draft, actor) -> dict[str, Preview]:
@@ -118,7 +116,7 @@ def _previews_or_raise(queues: list[Queue], draft: policies.Draft, actor) -> dic
             for path, messages in found.items():
                 errors.setdefault(f"{queue.name}.{path}", []).extend(messages)
     if errors:
-        raise PolicyError(errors)
+        raise InvalidInput(errors)
     return previews
 
 
@@ -231,9 +229,9 @@ def apply_whatif(run: WhatIfRun, *, actor, reason: str = "") -> list[queue_servi
     version the what-if was based on, so a queue changed since gets a conflict.
     """
     if problems := text_errors(reason=reason):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     if run.status != RunStatus.DONE:
-        raise PolicyError.single("status", "only a finished what-if can be applied")
+        raise InvalidInput.single("status", "only a finished what-if can be applied")
     outcomes = []
     for name, proposal in sorted(run.draft.items()):
         queue = Queue.objects.get(name=name)

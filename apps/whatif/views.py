@@ -8,7 +8,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.forms import QueuePolicyForm, edit_form_options
 from apps.queues.models import ChangeRequest, Queue
 from apps.queues.reconcile.preview import change_request_proposal
@@ -16,7 +15,7 @@ from apps.queues.snapshots import queue_snapshot
 from apps.whatif import services
 from apps.whatif.models import WhatIfRun
 from core import permissions
-from core.errors import NotAllowed
+from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
 
 
@@ -36,7 +35,7 @@ def from_queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
         run = services.request_whatif(
             {queue.name: form.proposal()}, actor=request.user, reason=form.cleaned_data["reason"]
         )
-    except PolicyError as exc:
+    except InvalidInput as exc:
         show_error(request, exc)
         return redirect("queues:queue-edit", pk=pk)
     return redirect("whatif:run", pk=run.pk)
@@ -57,7 +56,7 @@ def from_change_request(request: HttpRequest, pk: int) -> HttpResponse:
     reason = f"what-if of change request #{change_request.pk}"
     try:
         run = services.request_whatif(draft, actor=request.user, reason=reason)
-    except PolicyError as exc:
+    except InvalidInput as exc:
         show_error(request, exc)
         return redirect("queues:change-request", pk=pk)
     return redirect("whatif:run", pk=run.pk)
@@ -87,7 +86,7 @@ def run_apply(request: HttpRequest, pk: int) -> HttpResponse:
         outcomes = services.apply_whatif(
             run, actor=request.user, reason=request.POST.get("reason", "")
         )
-    except (PolicyError, ConflictError) as exc:
+    except (InvalidInput, Conflict) as exc:
         show_error(request, exc)
         return redirect("whatif:run", pk=pk)
     for outcome in outcomes:

@@ -72,6 +72,8 @@ PORTAL_WIRING = {
     "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
     "portal/management/commands/seed_demo.py": "the demo's first start reconciles the "
     "seeded policy and queues the informer",
+    "portal/management/commands/finish_demo_week.py": "the demo week's end adopts the "
+    "seeded notebooks, syncs job status and builds the reports",
 }
 
 

@@ -8,9 +8,9 @@ from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.test import Client
 
 from apps.accounts.models import User
-from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry
 from apps.queues.tests.factories import UserFactory
+from core.audit import AuditAction
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts import token_cache
-from apps.accounts.errors import TokenError
 from apps.accounts.models import ApiToken
 from apps.accounts.services import issue_api_token, revoke_api_token
 from apps.queues.models import AuditEntry
+from core.errors import DomainError
 
 
 def client_with(raw: str) -> APIClient:
@@ -47,7 +47,7 @@ def test_a_revoked_token_is_refused_at_once_and_audited(queue, scientist):
 
 @pytest.mark.parametrize("days", [0, -1, 366, 10_000])
 def test_expiry_out_of_bounds_is_refused_naming_the_field(scientist, days):
-    with pytest.raises(TokenError) as refused:
+    with pytest.raises(DomainError) as refused:
         issue_api_token(scientist, "laptop", actor=scientist, days=days)
     assert refused.value.field == "days"
     assert not ApiToken.objects.exists()
@@ -55,15 +55,15 @@ def test_expiry_out_of_bounds_is_refused_naming_the_field(scientist, days):
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 101])
 def test_a_bad_name_is_refused_naming_the_field(scientist, name):
-    with pytest.raises(TokenError) as refused:
+    with pytest.raises(DomainError) as refused:
         issue_api_token(scientist, name, actor=scientist, days=30)
     assert refused.value.field == "name"
 
 
 def test_nobody_issues_or_revokes_someone_elses_token(scientist, lead, admin):
-    with pytest.raises(TokenError):
+    with pytest.raises(DomainError):
         issue_api_token(scientist, "sneaky", actor=lead, days=1)
     token, _ = issue_api_token(scientist, "laptop", actor=scientist, days=1)
-    with pytest.raises(TokenError):
+    with pytest.raises(DomainError):
         revoke_api_token(token, actor=lead)
     assert revoke_api_token(token, actor=admin) is True

@@ -6,8 +6,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
-from apps.jobs.errors import CODES
 from apps.jobs.models import BatchJob, JobEvent, Notebook
+from core.errors import CODES
 from core.strict_input import RejectUnknownFields
 
 
@@ -169,12 +169,12 @@ class JobDetailSerializer(JobSerializer):
 class ErrorSerializer(serializers.Serializer):
     """Every API error body (``core.api_errors``); some codes add keys."""
 
-    # A string, not an enum: the API-wide vocabulary (``not_found``, ``parse_error``,
-    # ``unknown_field``, ``throttled``, …) is wider than the jobs codes listed here.
+    # A string, not an enum: DRF's own codes (``parse_error``, ``throttled``, …) come
+    # on top of the domain's table listed here.
     code = serializers.CharField(
-        help_text="Machine-readable; the jobs codes are: "
+        help_text="Machine-readable; the domain's codes are: "
         + "; ".join(
-            f"`{code}` ({status}) {text}" for code, (status, text) in sorted(CODES.items())
+            f"`{code}` ({row.status}) {row.meaning}" for code, row in sorted(CODES.items())
         ),
     )
     detail = serializers.CharField(help_text="For people.")

@@ -11,9 +11,9 @@ from apps.accounts.models import ApiToken
 from apps.jobs import services
 from apps.jobs.api import serializers as s
 from apps.jobs.api.status_cache import rendered_status
-from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
+from core.errors import RuleBroken
 from core.visibility import VisibleMixin
 
 IDEMPOTENCY = OpenApiParameter(
@@ -50,8 +50,8 @@ def principal(request) -> services.Principal:
 def idempotency_key(request) -> str:
     key = request.headers.get("Idempotency-Key", "").strip()
     if len(key) > 255:
-        raise JobsError(
-            "invalid", "Idempotency-Key is at most 255 characters", field="Idempotency-Key"
+        raise RuleBroken(
+            "Idempotency-Key is at most 255 characters", code="invalid", field="Idempotency-Key"
         )
     return key
 

@@ -13,12 +13,12 @@ from django.dispatch import Signal
 
 from apps.accounts.models import ApiToken
 from apps.jobs import fit
-from apps.jobs.errors import JobsError
 from apps.queues import kueue
 from apps.queues.models import FlavorCapacity, Membership, Team
 from apps.queues.reconcile.desired import load_state
 from core import permissions
 from core.audit import record_audit
+from core.errors import NotAllowed, RuleBroken
 from core.namespaces import is_protected, protected_error
 
 # Work the services hand to the cluster, sent after commit with ``object_id``.
@@ -79,15 +79,17 @@ def resolve_team(user, team_slug: str) -> Team:
     if team_slug:
         membership = memberships.filter(team__slug=team_slug).first()
         if membership is None:
-            raise JobsError(
-                "not_a_member", f"{user} is not a member of team {team_slug!r}", field="team"
+            raise NotAllowed(
+                f"{user} is not a member of team {team_slug!r}", code="not_a_member", field="team"
             )
         return membership.team
     teams = [m.team for m in memberships]
     if not teams:
-        raise JobsError("not_a_member", f"{user} is not a member of any team", field="team")
+        raise NotAllowed(f"{user} is not a member of any team", code="not_a_member", field="team")
     if len(teams) > 1:
-        raise JobsError("team_required", "you belong to several teams; name one", field="team")
+        raise RuleBroken(
+            "you belong to several teams; name one", code="team_required", field="team"
+        )
     return teams[0]
 
 
@@ -97,17 +99,19 @@ def resolve_namespace(team: Team, namespace: str) -> str:
     names = list(team.namespaces.values_list("name", flat=True))
     usable = [name for name in names if not is_protected(name)]
     if not usable:
-        raise JobsError("namespace_not_allowed", f"team {team} has no namespace", field="team")
+        raise RuleBroken(
+            f"team {team} has no namespace", code="namespace_not_allowed", field="team"
+        )
     if not namespace:
         return usable[0]
     if namespace not in names:
-        raise JobsError(
-            "namespace_not_allowed",
+        raise RuleBroken(
             f"namespace {namespace!r} does not belong to team {team}",
+            code="namespace_not_allowed",
             field="namespace",
         )
     if problem := protected_error(namespace):
-        raise JobsError("namespace_not_allowed", problem, field="namespace")
+        raise RuleBroken(problem, code="namespace_not_allowed", field="namespace")
     return namespace
 
 
@@ -118,12 +122,14 @@ def resolve_subject(actor: Principal, username: str):
     if not username or username == actor.user.get_username():
         return actor.user
     if actor.launcher is None:
-        raise JobsError(
-            "launcher_not_allowed", "only launcher tokens may act for another user", field="user"
+        raise NotAllowed(
+            "only launcher tokens may act for another user",
+            code="launcher_not_allowed",
+            field="user",
         )
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
-        raise JobsError("not_a_member", f"no active user {username!r}", field="user")
+        raise NotAllowed(f"no active user {username!r}", code="not_a_member", field="user")
     return user
 
 
@@ -133,9 +139,9 @@ def check_acts_for(actor: Principal, user, team: Team) -> None:
         return
     grant = actor.launcher
     if grant is None or not grant.teams.filter(pk=team.pk).exists():
-        raise JobsError(
-            "launcher_not_allowed",
+        raise NotAllowed(
             f"this token may not act for users of team {team}",
+            code="launcher_not_allowed",
             field="user",
         )
 

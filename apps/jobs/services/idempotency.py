@@ -11,8 +11,8 @@ from typing import Generic, NamedTuple, TypeVar
 
 from django.db import IntegrityError, transaction
 
-from apps.jobs.errors import JobsError
 from apps.jobs.models.base import SubmittedWorkload
+from core.errors import RuleBroken
 
 M = TypeVar("M", bound=SubmittedWorkload)
 
@@ -48,9 +48,9 @@ class Idempotency(Generic[M]):
         if existing is None:
             return None
         if existing.request_hash != self.digest:
-            raise JobsError(
-                "idempotency_key_reused",
+            raise RuleBroken(
                 "this Idempotency-Key was already used for a different request",
+                code="idempotency_key_reused",
             )
         return Submission(existing, replayed=True)
 

@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from apps.jobs import fit
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
-from apps.jobs.errors import JobsError
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
 from apps.jobs.services.common import (
     Principal,
@@ -35,9 +34,10 @@ from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from apps.queues.choices import AuditAction
 from apps.queues.models import PriorityTier, Queue
 from core import permissions
+from core.audit import AuditAction
+from core.errors import NotAllowed, RuleBroken
 
 MAX_PODS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60
@@ -69,8 +69,8 @@ def _queue(team, name: str) -> Queue:
     queues = Queue.objects.filter(team=team).prefetch_related("quotas__flavor")
     queue = queues.filter(name=name).first() if name else queues.first()
     if queue is None:
-        raise JobsError(
-            "flavor_not_in_queue", f"team {team} has no queue {name!r}".strip(), field="queue"
+        raise RuleBroken(
+            f"team {team} has no queue {name!r}".strip(), code="flavor_not_in_queue", field="queue"
         )
     return queue
 
@@ -84,8 +84,10 @@ def _gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
         if q.flavor.name == flavor and q.resource not in NON_GPU
     ]
     if not gpu:
-        raise JobsError(
-            "flavor_not_in_queue", f"queue {queue} has no GPU quota on {flavor!r}", field="flavor"
+        raise RuleBroken(
+            f"queue {queue} has no GPU quota on {flavor!r}",
+            code="flavor_not_in_queue",
+            field="flavor",
         )
     return gpu[0], covered
 
@@ -105,45 +107,50 @@ def _tier(user, team, name: str) -> PriorityTier:
     allowed = allowed_tiers(user, team)
     if not name:
         if not allowed:
-            raise JobsError("tier_not_allowed", "no priority tier is configured")
+            raise NotAllowed("no priority tier is configured", code="tier_not_allowed")
         return allowed[0]
     tier = next((t for t in allowed if t.name == name), None)
     if tier is None:
-        exists = PriorityTier.objects.filter(name=name).exists()
-        raise JobsError(
-            "tier_not_allowed" if exists else "invalid",
-            f"you may not submit at tier {name!r}" if exists else f"no tier {name!r}",
-            field="priority_tier",
-        )
+        if PriorityTier.objects.filter(name=name).exists():
+            raise NotAllowed(
+                f"you may not submit at tier {name!r}",
+                code="tier_not_allowed",
+                field="priority_tier",
+            )
+        raise RuleBroken(f"no tier {name!r}", code="invalid", field="priority_tier")
     return tier
 
 
 def _check_shape(spec: JobRequest, template: JobTemplate) -> None:
     if not 1 <= spec.gpus_per_pod <= template.max_gpus_per_pod:
-        raise JobsError(
-            "invalid", f"gpus_per_pod must be 1–{template.max_gpus_per_pod}", field="gpus_per_pod"
+        raise RuleBroken(
+            f"gpus_per_pod must be 1–{template.max_gpus_per_pod}",
+            code="invalid",
+            field="gpus_per_pod",
         )
     if not 1 <= spec.pods <= MAX_PODS:
-        raise JobsError("invalid", f"pods must be 1–{MAX_PODS}", field="pods")
+        raise RuleBroken(f"pods must be 1–{MAX_PODS}", code="invalid", field="pods")
     if not 1 <= spec.max_runtime_minutes <= MAX_RUNTIME_MINUTES:
-        raise JobsError(
-            "invalid",
+        raise RuleBroken(
             f"max_runtime_minutes must be 1–{MAX_RUNTIME_MINUTES}",
+            code="invalid",
             field="max_runtime_minutes",
         )
     command = spec.command or ()
     if len(command) > 64 or any(not isinstance(a, str) or len(a) > 4096 for a in command):
-        raise JobsError("invalid", "command is a list of at most 64 strings", field="command")
+        raise RuleBroken("command is a list of at most 64 strings", code="invalid", field="command")
     parts = spec.checkpoint_dir.split("/") if spec.checkpoint_dir else []
     if len(spec.checkpoint_dir) > 200 or any(not _PATH_PART.match(p) for p in parts):
-        raise JobsError(
-            "invalid", "checkpoint_dir is a relative path of plain names", field="checkpoint_dir"
+        raise RuleBroken(
+            "checkpoint_dir is a relative path of plain names",
+            code="invalid",
+            field="checkpoint_dir",
         )
     interval = spec.checkpoint_interval_minutes
     if interval is not None and not 1 <= interval <= MAX_RUNTIME_MINUTES:
-        raise JobsError(
-            "invalid",
+        raise RuleBroken(
             "checkpoint_interval_minutes must be at least 1",
+            code="invalid",
             field="checkpoint_interval_minutes",
         )
 
@@ -159,8 +166,8 @@ def _check_ever_fits(spec: JobRequest, queue: Queue, gpu_resource: str) -> None:
         asks, field_name = f"{spec.gpus_per_pod} GPUs of {spec.flavor} per pod", "gpus_per_pod"
     else:
         asks, field_name = f"{total} GPUs of {spec.flavor} in total", "pods"
-    raise JobsError(
-        "never_fits", f"asks for {asks}; {why}, so it would never start", field=field_name
+    raise RuleBroken(
+        f"asks for {asks}; {why}, so it would never start", code="never_fits", field=field_name
     )
 
 
@@ -168,8 +175,10 @@ def _image(spec: JobRequest, template: JobTemplate) -> str:
     if not spec.image or spec.image == template.image:
         return template.image
     if not NotebookImage.objects.filter(image=spec.image, is_enabled=True).exists():
-        raise JobsError(
-            "image_not_allowed", f"image {spec.image!r} is not on the allow-list", field="image"
+        raise RuleBroken(
+            f"image {spec.image!r} is not on the allow-list",
+            code="image_not_allowed",
+            field="image",
         )
     return spec.image
 
@@ -193,7 +202,9 @@ def submit_job(
     namespace = resolve_namespace(team, spec.namespace)
     template = JobTemplate.objects.filter(name=spec.template, is_enabled=True).first()
     if template is None:
-        raise JobsError("template_not_found", f"no template {spec.template!r}", field="template")
+        raise RuleBroken(
+            f"no template {spec.template!r}", code="template_not_found", field="template"
+        )
     _check_shape(spec, template)
     image = _image(spec, template)
     queue = _queue(team, spec.queue)
@@ -246,7 +257,7 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     """Cancel and delete the Job; False if it had already ended."""
     now = now or timezone.now()
     if actor.user is not None and not can_manage(actor.user, job):
-        raise JobsError("forbidden", "you may not cancel this job")
+        raise NotAllowed("you may not cancel this job")
     # Race: the job finishes (sync) while it is cancelled; one conditional UPDATE wins.
     updated = (
         BatchJob.objects.active()

@@ -4,29 +4,28 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from apps.accounts.errors import TokenError
 from apps.accounts.services import DEFAULT_DAYS, issue_api_token
 from apps.jobs.models import LauncherGrant
-from apps.queues.choices import AuditAction
 from apps.queues.models import Team
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
+from core.errors import NotAllowed, RuleBroken
 
 
 def _check(actor) -> None:
     # None is the command line, run by whoever operates the installation.
     if actor is not None and not permissions.can_manage_launchers(actor):
-        raise TokenError("forbidden", "only platform admins manage launcher tokens")
+        raise NotAllowed("only platform admins manage launcher tokens")
 
 
 def _teams(slugs_or_teams) -> list[Team]:
     slugs = sorted({getattr(t, "slug", t) for t in slugs_or_teams})
     if not slugs:
-        raise TokenError("invalid", "a launcher needs at least one team", field="teams")
+        raise RuleBroken("a launcher needs at least one team", code="invalid", field="teams")
     teams = list(Team.objects.filter(slug__in=slugs).order_by("slug"))
     missing = sorted(set(slugs) - {t.slug for t in teams})
     if missing:
-        raise TokenError("invalid", f"no such team: {', '.join(missing)}", field="teams")
+        raise RuleBroken(f"no such team: {', '.join(missing)}", code="invalid", field="teams")
     return teams
 
 

@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from apps.jobs import fit
 from apps.jobs.choices import NotebookState
-from apps.jobs.errors import JobsError
 from apps.jobs.models import InteractivePool, Notebook, NotebookImage, NotebookProfile
 from apps.jobs.services.common import (
     Principal,
@@ -34,9 +33,10 @@ from apps.jobs.services.common import (
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from apps.queues.choices import AuditAction
 from core import permissions
+from core.audit import AuditAction
 from core.dates import format_when
+from core.errors import DomainError, NotAllowed, RuleBroken
 from core.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
 
 
@@ -67,14 +67,14 @@ def request_notebook(
     The cluster objects are created after commit (``provision_notebook_task``). A
     retry with the same ``idempotency_key`` and body returns the first notebook.
     Each outcome is counted once it is final: accepted after commit, rejected
-    (``JobsError``: the request broke a rule) or failed (anything else) on the way out.
+    (a ``DomainError``: the request broke a rule) or failed (anything else) on the way out.
     Replays are the same request and are not counted again.
     """
     try:
         submission = _request_notebook(
             user, spec, actor=actor, idempotency_key=idempotency_key, now=now
         )
-    except JobsError:
+    except DomainError:
         NOTEBOOK_REQUESTS.labels(outcome="rejected").inc()
         raise
     except Exception:
@@ -115,7 +115,7 @@ def _request_notebook(
         return replayed
     pool = InteractivePool.objects.current()
     if pool is None:
-        raise JobsError("pool_not_configured", "no interactive pool is enabled")
+        raise RuleBroken("no interactive pool is enabled", code="pool_not_configured")
     team = resolve_team(user, spec.team)
     check_acts_for(actor, user, team)
     namespace = resolve_namespace(team, spec.namespace)
@@ -169,16 +169,18 @@ def _request_notebook(
 
 def _validate(pool: InteractivePool, spec: NotebookRequest):
     if not NotebookImage.objects.filter(image=spec.image, is_enabled=True).exists():
-        raise JobsError(
-            "image_not_allowed", f"image {spec.image!r} is not on the allow-list", field="image"
+        raise RuleBroken(
+            f"image {spec.image!r} is not on the allow-list",
+            code="image_not_allowed",
+            field="image",
         )
     pool_flavor = pool.flavors.select_related("flavor").filter(flavor__name=spec.flavor).first()
     if pool_flavor is None:
-        raise JobsError(
-            "flavor_not_in_pool", f"the pool has no {spec.flavor!r} GPUs", field="flavor"
+        raise RuleBroken(
+            f"the pool has no {spec.flavor!r} GPUs", code="flavor_not_in_pool", field="flavor"
         )
     if spec.gpus < 1:
-        raise JobsError("invalid", "gpus must be at least 1", field="gpus")
+        raise RuleBroken("gpus must be at least 1", code="invalid", field="gpus")
     _check_ever_fits(pool, pool_flavor, spec.gpus)
     profiles = NotebookProfile.objects.all()
     profile = (
@@ -187,13 +189,13 @@ def _validate(pool: InteractivePool, spec: NotebookRequest):
         else profiles.filter(is_default=True).first() or profiles.first()
     )
     if profile is None:
-        raise JobsError("profile_not_found", f"no profile {spec.profile!r}", field="profile")
+        raise RuleBroken(f"no profile {spec.profile!r}", code="profile_not_found", field="profile")
     ttl = spec.ttl_hours if spec.ttl_hours is not None else pool.default_ttl_hours
     if ttl < 1:
-        raise JobsError("invalid", "ttl_hours must be at least 1", field="ttl_hours")
+        raise RuleBroken("ttl_hours must be at least 1", code="invalid", field="ttl_hours")
     if ttl > pool.max_ttl_hours:
-        raise JobsError(
-            "ttl_too_long", f"ttl_hours may be at most {pool.max_ttl_hours}", field="ttl_hours"
+        raise RuleBroken(
+            f"ttl_hours may be at most {pool.max_ttl_hours}", code="ttl_too_long", field="ttl_hours"
         )
     return pool_flavor, profile, ttl
 
@@ -205,10 +207,10 @@ def _check_ever_fits(pool: InteractivePool, pool_flavor, gpus: int) -> None:
     ceiling = fit.capped(own, flavor_capacity(flavor, pool_flavor.gpu_resource))
     if gpus <= ceiling.limit:
         return
-    raise JobsError(
-        "never_fits",
+    raise RuleBroken(
         f"asks for {gpus} GPUs of {flavor}; the interactive pool {pool} has at most "
         f"{ceiling.limit} of them, so it would never start",
+        code="never_fits",
         field="gpus",
     )
 
@@ -216,13 +218,13 @@ def _check_ever_fits(pool: InteractivePool, pool_flavor, gpus: int) -> None:
 def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
     mine = Notebook.objects.active().filter(owner=user).aggregate(n=Count("pk"), g=Sum("gpus"))
     if mine["n"] + 1 > pool.max_notebooks_per_user:
-        raise JobsError(
-            "quota_exceeded", f"you may run at most {pool.max_notebooks_per_user} notebooks"
+        raise RuleBroken(
+            f"you may run at most {pool.max_notebooks_per_user} notebooks", code="quota_exceeded"
         )
     if (mine["g"] or 0) + gpus > pool.max_gpus_per_user:
-        raise JobsError(
-            "quota_exceeded",
+        raise RuleBroken(
             f"you may use at most {pool.max_gpus_per_user} notebook GPUs ({mine['g'] or 0} in use)",
+            code="quota_exceeded",
             field="gpus",
         )
     used = (
@@ -232,10 +234,10 @@ def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
         or 0
     )
     if used + gpus > pool_flavor.gpus:
-        raise JobsError(
-            "pool_full",
+        raise RuleBroken(
             f"{pool_flavor.gpus - used} {pool_flavor.flavor} GPUs "
             f"free in the interactive pool, {gpus} requested",
+            code="pool_full",
             field="gpus",
         )
 
@@ -255,7 +257,7 @@ def notebook_url(namespace: str, name: str, user: str) -> str:
 
 def _require_manager(actor: Principal, notebook: Notebook) -> None:
     if actor.user is not None and not can_manage(actor.user, notebook):
-        raise JobsError("forbidden", "you may not change this notebook")
+        raise NotAllowed("you may not change this notebook")
 
 
 @transaction.atomic
@@ -268,10 +270,12 @@ def renew_notebook(
     pool = notebook.pool
     hours = hours if hours is not None else pool.default_ttl_hours
     if hours < 1:
-        raise JobsError("invalid", "hours must be at least 1", field="hours")
+        raise RuleBroken("hours must be at least 1", code="invalid", field="hours")
     if hours > pool.max_ttl_hours:
-        raise JobsError(
-            "ttl_too_long", f"a renewal may add at most {pool.max_ttl_hours} hours", field="hours"
+        raise RuleBroken(
+            f"a renewal may add at most {pool.max_ttl_hours} hours",
+            code="ttl_too_long",
+            field="hours",
         )
     expires = now + timedelta(hours=hours)
     # Race: the expiry task stops the notebook while we renew. Only an active
@@ -282,7 +286,7 @@ def renew_notebook(
         expires_at=expires, expiry_warned_at=None, state=NotebookState.READY, version=_bump()
     ) or rows.update(expires_at=expires, expiry_warned_at=None, version=_bump())
     if not updated:
-        raise JobsError("not_renewable", "the notebook has already stopped")
+        raise RuleBroken("the notebook has already stopped", code="not_renewable")
     notebook.refresh_from_db()
     audit(
         actor,

@@ -6,9 +6,8 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import signals
-from apps.queues.choices import AuditAction
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.errors import NotAllowed
 
 

@@ -8,7 +8,7 @@ from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, cull_idle_notebooks, request_notebook
 from apps.jobs.tests.conftest import IMAGE
-from apps.reports import prometheus
+from core import prometheus
 
 pytestmark = pytest.mark.django_db
 

@@ -5,12 +5,12 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from apps.accounts.errors import TokenError
 from apps.jobs.models import LauncherGrant
 from apps.jobs.services import issue_launcher_token, set_launcher_teams
 from apps.jobs.tests.conftest import notebook_body, token_client
 from apps.queues.models import AuditEntry
 from apps.queues.tests.factories import UserFactory
+from core.errors import DomainError
 
 
 @pytest.fixture
@@ -55,10 +55,10 @@ def test_a_grant_change_and_a_revocation_take_effect_at_once(
 
 
 def test_only_platform_admins_manage_launchers(client, lead, hub, team, admin):
-    with pytest.raises(TokenError):
+    with pytest.raises(DomainError):
         issue_launcher_token(hub, "hub", ["vision"], actor=lead, days=30)
     grant, _ = issue_launcher_token(hub, "hub", ["vision"], actor=admin, days=30)
-    with pytest.raises(TokenError):
+    with pytest.raises(DomainError):
         set_launcher_teams(grant, ["vision"], actor=lead)
     client.force_login(lead)
     assert client.get("/launchers/").status_code == 403

@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 
 from apps.jobs.choices import NotebookState
-from apps.jobs.errors import JobsError
 from apps.jobs.models import Notebook, PoolFlavor
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
 from apps.jobs.tests.conftest import IMAGE
+from core.errors import DomainError
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ def _parallel(calls: int, function) -> list:
     def run(i):
         try:
             return function(i)
-        except JobsError as exc:
+        except DomainError as exc:
             return exc.code
         finally:
             connection.close()

@@ -19,7 +19,7 @@ from apps.jobs.tests.conftest import IMAGE, delivered
 from apps.notifications import services as notifications
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
-from apps.reports import prometheus as metrics
+from core import prometheus as metrics
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("scientist_mail")]
 T0 = timezone.now().replace(second=0, microsecond=0)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from apps.jobs.errors import CODES
 from apps.jobs.tests.conftest import notebook_body, token_client
 from conftest import api_as
+from core.errors import CODES
 
 URL = "/api/v1/notebooks/"
 

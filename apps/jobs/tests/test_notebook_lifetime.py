@@ -6,7 +6,6 @@ import pytest
 from django.utils import timezone
 
 from apps.jobs.choices import NotebookState
-from apps.jobs.errors import JobsError
 from apps.jobs.models import Notebook
 from apps.jobs.services import (
     NotebookRequest,
@@ -16,6 +15,7 @@ from apps.jobs.services import (
     request_notebook,
 )
 from apps.jobs.tests.conftest import IMAGE
+from core.errors import DomainError
 
 T0 = timezone.now().replace(microsecond=0)
 
@@ -68,7 +68,7 @@ def test_renewing_an_expiring_notebook_makes_it_ready_again(scientist, pool):
 @pytest.mark.django_db
 def test_a_renewal_stays_within_the_maximum(scientist, pool):
     notebook = ready(scientist)
-    with pytest.raises(JobsError) as caught:
+    with pytest.raises(DomainError) as caught:
         renew_notebook(notebook, actor=Principal(scientist), hours=25, now=T0)
     assert caught.value.code == "ttl_too_long"
     renewed = renew_notebook(notebook, actor=Principal(scientist), hours=24, now=T0)

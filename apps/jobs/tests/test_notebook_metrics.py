@@ -8,7 +8,6 @@ from django.utils import timezone
 from prometheus_client import REGISTRY
 
 from apps.jobs.choices import NotebookState
-from apps.jobs.errors import JobsError
 from apps.jobs.models import Notebook
 from apps.jobs.services import (
     NotebookRequest,
@@ -19,6 +18,7 @@ from apps.jobs.services import (
     stop_notebook,
 )
 from apps.jobs.tests.conftest import IMAGE
+from core.errors import DomainError
 
 pytestmark = pytest.mark.django_db
 T0 = timezone.now().replace(microsecond=0)
@@ -52,7 +52,7 @@ def test_an_accepted_request_is_counted_once_after_commit(
 
 def test_a_request_breaking_a_rule_is_rejected(scientist, pool):
     before = requests_total("rejected")
-    with pytest.raises(JobsError):
+    with pytest.raises(DomainError):
         ask(scientist, gpus=99)
     assert requests_total("rejected") == before + 1
 

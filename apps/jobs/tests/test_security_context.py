@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from apps.jobs import manifests
-from apps.jobs.errors import JobsError
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
 from apps.jobs.tests.conftest import IMAGE, notebook_body
 from conftest import api_as
+from core.errors import DomainError
 
 text = st.text(alphabet=string.printable, max_size=40)
 FORBIDDEN_POD_KEYS = {"hostNetwork", "hostPID", "hostIPC"}
@@ -151,7 +151,7 @@ def test_a_notebook_only_ever_lands_in_the_users_team_namespace(
     )
     try:
         outcome = request_notebook(scientist, spec, actor=Principal(scientist))
-    except JobsError:
+    except DomainError:
         return
     for obj in manifests.notebook_manifests(outcome.record):
         assert obj["metadata"]["namespace"] == "team-vision"

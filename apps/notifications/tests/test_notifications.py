@@ -17,10 +17,12 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.delivery import DeliveryError
 from apps.notifications.models import Notification
 from apps.notifications.tasks import deliver_notification_task, deliver_pending_notifications_task
+from apps.queues import notices
 from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
 from apps.queues.tests.factories import quota, set_policy
+from core.errors import NotAllowed, RuleBroken
 
 pytestmark = pytest.mark.django_db
 
@@ -126,7 +128,7 @@ def test_muted_kinds_and_duplicates_create_nothing(lead):
 def test_webhooks_only_go_to_allowed_hosts(lead, settings):
     settings.WEBHOOK_ALLOWED_HOSTS = [".example.org"]
     for url in ("http://10.0.0.1/x", "http://kubernetes.default.svc/x", "file:///etc/passwd"):
-        with pytest.raises(services.PreferenceError):
+        with pytest.raises(RuleBroken):
             services.save_preferences(lead, actor=lead, email_enabled=True, webhook_url=url)
     services.save_preferences(
         lead, actor=lead, email_enabled=True, webhook_url="https://hooks.example.org/q"
@@ -134,7 +136,7 @@ def test_webhooks_only_go_to_allowed_hosts(lead, settings):
 
 
 def test_nobody_edits_someone_elses_preferences(lead, scientist):
-    with pytest.raises(PermissionError):
+    with pytest.raises(NotAllowed):
         services.save_preferences(lead, actor=scientist, email_enabled=False)
 
 
@@ -152,8 +154,8 @@ def test_a_queue_out_of_sync_past_the_threshold_tells_leads_and_admins_once(
         policy_version=queue.version,
         updated_at=long_ago,
     )
-    assert services.notify_out_of_sync_queues() == 2
-    assert services.notify_out_of_sync_queues() == 0  # same episode
+    assert notices.notify_out_of_sync_queues() == 2
+    assert notices.notify_out_of_sync_queues() == 0  # same episode
     notified = set(Notification.objects.values_list("user__username", flat=True))
     assert notified == {lead.username, admin.username}
     body = Notification.objects.first().body
@@ -162,7 +164,7 @@ def test_a_queue_out_of_sync_past_the_threshold_tells_leads_and_admins_once(
 
 def test_a_queue_out_of_sync_briefly_tells_nobody(queue, lead, settings):
     settings.QM_CLUSTER_SYNC = True
-    assert services.notify_out_of_sync_queues() == 0  # pending since its creation just now
+    assert notices.notify_out_of_sync_queues() == 0  # pending since its creation just now
 
 
 def test_the_sweep_delivers_what_a_lost_task_left_behind(lead, settings):

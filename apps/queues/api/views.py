@@ -10,7 +10,6 @@ from rest_framework.response import Response
 
 from apps.queues import services
 from apps.queues.api import serializers as s
-from apps.queues.errors import PolicyError
 from apps.queues.exports import audit_csv_rows
 from apps.queues.models import (
     AuditEntry,
@@ -23,7 +22,7 @@ from apps.queues.models import (
 )
 from core import permissions
 from core.csv_export import csv_response
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 from core.visibility import VisibleMixin
 
 
@@ -76,7 +75,7 @@ class TeamViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
         users = get_user_model().objects.filter(is_active=True)
         user = users.filter(username=data["username"]).first()
         if user is None:
-            raise PolicyError.single("username", f"no active user named {data['username']!r}")
+            raise InvalidInput.single("username", f"no active user named {data['username']!r}")
         membership = services.add_membership(
             team=team, user=user, role=data["role"], actor=request.user
         )
@@ -142,7 +141,7 @@ class CatalogViewSet(VisibleMixin, viewsets.ReadOnlyModelViewSet):
         if not permissions.can_manage_catalog(request.user):
             raise NotAllowed("only platform admins change the catalog")
         if not isinstance(request.data, dict):
-            raise PolicyError.single("body", "must be a JSON object")
+            raise InvalidInput.single("body", "must be a JSON object")
         data = {**(base or {}), **request.data, **({"name": name} if name else {})}
         body = self.write_serializer(data=data)
         body.is_valid(raise_exception=True)

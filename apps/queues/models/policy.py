@@ -9,7 +9,6 @@ from django.conf import settings
 from django.db import models
 
 from apps.queues.choices import (
-    AuditAction,
     BorrowWithinCohort,
     ChangeRequestStatus,
     QueueingStrategy,
@@ -25,6 +24,7 @@ from apps.queues.querysets import (
     TeamNamespaceQuerySet,
     TeamQuerySet,
 )
+from core.audit import AuditAction
 from core.roles import TeamRole
 
 

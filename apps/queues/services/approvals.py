@@ -8,9 +8,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from apps.notifications import services as notifications
-from apps.queues.choices import AuditAction, ChangeRequestStatus
-from apps.queues.errors import PolicyError
+from apps.queues import notices
+from apps.queues.choices import ChangeRequestStatus
 from apps.queues.models import ChangeRequest, Queue
 from apps.queues.services.policy import (
     apply_policy,
@@ -22,9 +21,9 @@ from apps.queues.services.policy import (
 from apps.queues.snapshots import apply_changes, queue_snapshot
 from apps.queues.validation import validate_queue
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.bounds import text_errors
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 
 
 def _lock_open_request(change_request: ChangeRequest) -> ChangeRequest:
@@ -34,7 +33,7 @@ def _lock_open_request(change_request: ChangeRequest) -> ChangeRequest:
         .get(pk=change_request.pk)
     )
     if not locked.is_open:
-        raise PolicyError.single("status", f"this request is already {locked.status}")
+        raise InvalidInput.single("status", f"this request is already {locked.status}")
     return locked
 
 
@@ -50,7 +49,7 @@ def approve_change_request(
     if not permissions.can_decide_change_request(actor):
         raise NotAllowed("only platform admins decide change requests")
     if problems := text_errors(comment=comment, capacity_override_reason=capacity_override_reason):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     request = _lock_open_request(change_request)
     queue = Queue.objects.select_for_update(of=("self",)).with_policy().get(pk=request.queue_id)
     current = queue_snapshot(queue)
@@ -80,9 +79,9 @@ def reject_change_request(change_request: ChangeRequest, *, actor, comment: str)
     if not permissions.can_decide_change_request(actor):
         raise NotAllowed("only platform admins decide change requests")
     if not comment.strip():
-        raise PolicyError.single("comment", "a rejection needs a comment for the requester")
+        raise InvalidInput.single("comment", "a rejection needs a comment for the requester")
     if problems := text_errors(comment=comment):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     request = _lock_open_request(change_request)
     _decide(request, ChangeRequestStatus.REJECTED, actor, comment)
     _audit_decision(request, AuditAction.CHANGE_REJECTED, actor, comment)
@@ -127,7 +126,7 @@ def _decide(request: ChangeRequest, status: str, actor, comment: str, applied_ve
         update_fields=["status", "decided_by", "decided_at", "decision_comment", "applied_version"]
     )
     # Stored with the decision; the email/webhook goes out after commit (on_commit task).
-    notifications.change_request_decided(request)
+    notices.change_request_decided(request)
 
 
 def _audit_decision(request: ChangeRequest, action: str, actor, comment: str) -> None:

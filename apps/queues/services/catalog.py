@@ -9,8 +9,6 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import signals
-from apps.queues.choices import AuditAction
-from apps.queues.errors import PolicyError
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -38,9 +36,9 @@ from apps.queues.quantity import (
 )
 from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.bounds import length_error, text_errors
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 from core.namespaces import protected_error
 from core.roles import TeamRole
 
@@ -53,7 +51,7 @@ class _Errors(dict):
 
     def raise_if_any(self) -> None:
         if self:
-            raise PolicyError(dict(self))
+            raise InvalidInput(dict(self))
 
 
 def _require_admin(actor) -> None:
@@ -122,7 +120,7 @@ def _team_dict(team: Team) -> dict:
 def add_membership(*, team: Team, user, role: str, actor) -> Membership:
     _require_admin(actor)
     if role not in TeamRole.values:
-        raise PolicyError.single("role", f"must be one of {', '.join(TeamRole.values)}")
+        raise InvalidInput.single("role", f"must be one of {', '.join(TeamRole.values)}")
     existing = Membership.objects.filter(team=team, user=user).first()
     before = _membership_dict(existing) if existing else None
     membership, _ = Membership.objects.update_or_create(

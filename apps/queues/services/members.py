@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.queues import signals
-from apps.queues.choices import AuditAction
-from apps.queues.errors import PolicyError
 from apps.queues.models import Membership, Team
 from apps.queues.names import label_value_error
 from apps.queues.services.catalog import (
@@ -16,8 +14,9 @@ from apps.queues.services.catalog import (
     _require_admin,
     _team_dict,
 )
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.bounds import length_error, text_errors
+from core.errors import InvalidInput
 from core.roles import TeamRole
 
 
@@ -47,7 +46,7 @@ def _membership_or_error(team: Team, user) -> Membership:
         Membership.objects.select_for_update().filter(team=team, user=user).select_related("user")
     ).first()
     if membership is None:
-        raise PolicyError.single("user", f"{user.get_username()} is not a member of {team.slug}")
+        raise InvalidInput.single("user", f"{user.get_username()} is not a member of {team.slug}")
     return membership
 
 
@@ -56,7 +55,7 @@ def change_role(*, team: Team, user, role: str, actor) -> Membership:
     """Give an existing member another role in the team."""
     _require_admin(actor)
     if role not in TeamRole.values:
-        raise PolicyError.single("role", f"must be one of {', '.join(TeamRole.values)}")
+        raise InvalidInput.single("role", f"must be one of {', '.join(TeamRole.values)}")
     membership = _membership_or_error(team, user)
     before = _membership_dict(membership)
     membership.role = role
@@ -71,7 +70,7 @@ def remove_membership(*, team: Team, user, actor, reason: str = "") -> Membershi
     Returns the membership as it was."""
     _require_admin(actor)
     if problems := text_errors(reason=reason):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     membership = _membership_or_error(team, user)
     before = _membership_dict(membership)
     record_audit(

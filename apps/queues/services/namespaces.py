@@ -6,10 +6,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues import signals
-from apps.queues.choices import AuditAction
 from apps.queues.models import TeamNamespace
 from apps.queues.services.catalog import _Errors, _require_admin
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.namespaces import protected_error
 
 REASON_EXAMPLE = "made by hand before the portal; the team agreed to hand it over"

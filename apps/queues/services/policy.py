@@ -9,11 +9,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
-from apps.notifications import services as notifications
-from apps.queues import signals
-from apps.queues.choices import AuditAction
+from apps.queues import notices, signals
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
-from apps.queues.errors import ConflictError, PolicyError
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
@@ -30,9 +27,9 @@ from apps.queues.quantity import QuantityError, parse_quantity
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 from core.bounds import text_errors
-from core.errors import NotAllowed
+from core.errors import Conflict, InvalidInput, NotAllowed
 
 CAPACITY_OVERRIDE_HINT = "a platform admin may save it anyway by giving a capacity override reason"
 
@@ -107,7 +104,7 @@ def _optional_quantity(value: str | None) -> Decimal | None:
 def normalize_proposal(current: dict[str, Any], proposal: dict[str, Any]) -> dict[str, Any]:
     """Fill what the caller may not change (name, team, version) from the saved queue.
 
-    Raises PolicyError when the proposal is not shaped like one (unknown fields, a
+    Raises InvalidInput when the proposal is not shaped like one (unknown fields, a
     quota that is not an object, …), before anything reads it.
     """
     check_proposal_shape(proposal)
@@ -163,13 +160,13 @@ def save_queue_policy(
 ) -> SaveOutcome:
     """Save a queue edit, or file it as a change request when it leaves the envelope.
 
-    Raises PolicyError (nothing written), ConflictError (someone saved first) or
+    Raises InvalidInput (nothing written), Conflict (someone saved first) or
     NotAllowed.
     """
     if not permissions.can_edit_queue(actor, queue):
         raise NotAllowed("you may not edit this queue")
     if problems := text_errors(reason=reason, capacity_override_reason=capacity_override_reason):
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     locked = _lock_queue(queue, expected_version)
     current = queue_snapshot(locked)
     proposed = normalize_proposal(current, proposal)
@@ -187,12 +184,22 @@ def save_queue_policy(
     return SaveOutcome(queue=locked, changes=changes)
 
 
+def queue_changed(current_version: int, changes: list[dict]) -> Conflict:
+    """The queue was saved by someone else since the version the caller edited."""
+    return Conflict(
+        "this queue was changed by someone else since you opened it "
+        f"(now version {current_version}); review their changes and save again",
+        current_version=current_version,
+        changes=changes,
+    )
+
+
 def _lock_queue(queue: Queue, expected_version: int) -> Queue:
     # select_for_update serialises concurrent editors of this queue on Postgres;
     # on SQLite the IMMEDIATE transaction already holds the write lock.
     locked = Queue.objects.select_for_update(of=("self",)).with_policy().get(pk=queue.pk)
     if locked.version != expected_version:
-        raise ConflictError(locked.version, changes_since(locked, expected_version))
+        raise queue_changed(locked.version, changes_since(locked, expected_version))
     return locked
 
 
@@ -222,7 +229,7 @@ def raise_on_findings(findings: Findings, actor, capacity_override_reason: str) 
         for path, messages in findings.capacity.items():
             errors.setdefault(path, []).extend(f"{m}; {CAPACITY_OVERRIDE_HINT}" for m in messages)
     if errors:
-        raise PolicyError(errors)
+        raise InvalidInput(errors)
 
 
 def audit_capacity_override(queue: Queue, findings: Findings, actor, reason: str) -> None:
@@ -261,7 +268,7 @@ def _file_change_request(queue, current, proposed, changes, breaches, actor, rea
         change_request=change_request,
     )
     # Stored with the request; email/webhook go out after commit (on_commit task).
-    notifications.change_request_filed(change_request)
+    notices.change_request_filed(change_request)
     return SaveOutcome(queue=queue, changes=changes, change_request=change_request)
 
 
@@ -273,7 +280,7 @@ def apply_policy(queue: Queue, current: dict, proposed: dict, *, actor, reason: 
         version=F("version") + 1
     )
     if bumped != 1:
-        raise ConflictError(Queue.objects.get(pk=queue.pk).version, [])
+        raise queue_changed(Queue.objects.get(pk=queue.pk).version, [])
     _write_fields(queue, proposed)
     _write_quotas(queue, proposed["quotas"])
     saved = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
@@ -333,9 +340,9 @@ def create_queue(
         raise NotAllowed("only platform admins create queues")
     findings = validate_queue(_empty_proposal(name), load_catalog(excluding_queue=None))
     if problems := {**findings.errors, **text_errors(reason=reason, description=description)}:
-        raise PolicyError(problems)
+        raise InvalidInput(problems)
     if Queue.objects.filter(name=name).exists():
-        raise PolicyError.single("name", f"a queue named {name!r} already exists")
+        raise InvalidInput.single("name", f"a queue named {name!r} already exists")
     queue = Queue.objects.create(name=name, team=team, description=description)
     after = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     record_audit(

@@ -14,13 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues import services
-from apps.queues.choices import AuditAction, SyncState
-from apps.queues.errors import PolicyError
+from apps.queues.choices import SyncState
 from apps.queues.models import Queue, SyncObject, SyncRun, Team, TeamNamespace
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome
 from apps.queues.reconcile.importer import ImportPlan
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
+from core.errors import InvalidInput
 
 KEEP_RUNS = 200
 ROW_FIELDS = [
@@ -275,7 +275,7 @@ def _try(problems: list[str], what: str, write, *args, **kwargs) -> None:
     try:
         with transaction.atomic():
             write(*args, **kwargs)
-    except PolicyError as exc:
+    except InvalidInput as exc:
         details = "; ".join(f"{path}: {', '.join(msgs)}" for path, msgs in exc.errors.items())
         problems.append(f"{what} not imported: {details}")
 

@@ -3,9 +3,9 @@ tolerations through ``save_flavor``; a flavor without node labels is flagged."""
 
 from html import unescape
 
-from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry, FlavorCapacity, ResourceFlavor
 from apps.queues.tests.factories import make_flavor
+from core.audit import AuditAction
 
 
 def text(response) -> str:

@@ -6,15 +6,15 @@ import pytest
 from django.db import close_old_connections
 
 from apps.queues import services
-from apps.queues.errors import ConflictError
 from apps.queues.models import Queue
 from apps.queues.tests.factories import quota, set_policy, snapshot
+from core.errors import Conflict
 
 
 def test_a_stale_version_is_refused_with_what_changed(queue, admin, lead, envelope):
     seen = snapshot(queue)["version"]
     set_policy(queue, admin, fair_weight="2", reason="first")
-    with pytest.raises(ConflictError) as caught:
+    with pytest.raises(Conflict) as caught:
         services.save_queue_policy(queue, {"fair_weight": "0.5"}, actor=lead, expected_version=seen)
     assert caught.value.changes == [{"field": "fair_weight", "before": "1", "after": "2"}]
     assert snapshot(queue)["fair_weight"] == "2"
@@ -75,7 +75,7 @@ def test_concurrent_saves_from_the_same_version_let_exactly_one_win(catalog, tea
                 queue, {"fair_weight": weight}, actor=catalog, expected_version=version
             )
             results.append("saved")
-        except ConflictError:
+        except Conflict:
             results.append("conflict")
         finally:
             close_old_connections()
@@ -94,8 +94,8 @@ def test_concurrent_saves_from_the_same_version_let_exactly_one_win(catalog, tea
 def test_concurrent_quota_raises_on_different_queues_never_exceed_capacity(
     catalog, team, other_team
 ):
-    from apps.queues.errors import PolicyError
     from apps.queues.tests.factories import make_queue
+    from core.errors import InvalidInput
 
     queues = [make_queue(catalog, t, quotas=[quota("h100", "0")]) for t in (team, other_team)]
     barrier = threading.Barrier(2)
@@ -104,7 +104,7 @@ def test_concurrent_quota_raises_on_different_queues_never_exceed_capacity(
         barrier.wait()
         try:
             set_policy(target, catalog, quotas=[quota("h100", "40")])
-        except PolicyError:
+        except InvalidInput:
             pass
         finally:
             close_old_connections()

@@ -3,10 +3,9 @@
 import pytest
 
 from apps.queues import services
-from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry, ChangeRequest
 from apps.queues.tests.factories import quota, set_policy, snapshot
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 
 
 def test_an_edit_inside_the_envelope_applies_at_once(queue, lead, envelope):
@@ -72,7 +71,7 @@ def test_approval_revalidates_against_current_capacity(queue, other_queue, lead,
         queue, lead, quotas=[quota("h100", "40"), quota("a100", "8")]
     ).change_request
     set_policy(other_queue, admin, quotas=[quota("h100", "30")])  # now 40 + 30 > 64
-    with pytest.raises(PolicyError):
+    with pytest.raises(InvalidInput):
         services.approve_change_request(request, actor=admin)
     request.refresh_from_db()
     assert request.status == "pending"
@@ -83,7 +82,7 @@ def test_approval_revalidates_against_current_capacity(queue, other_queue, lead,
 def test_rejection_needs_a_comment_and_leaves_the_queue(queue, lead, envelope, admin):
     before = snapshot(queue)
     request = set_policy(queue, lead, quotas=[quota("h100", "40")]).change_request
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         services.reject_change_request(request, actor=admin, comment=" ")
     assert "comment" in caught.value.errors
     services.reject_change_request(request, actor=admin, comment="no budget")
@@ -97,7 +96,7 @@ def test_only_admins_decide_and_decisions_are_final(queue, lead, envelope, admin
     with pytest.raises(NotAllowed):
         services.approve_change_request(request, actor=lead)
     services.withdraw_change_request(request, actor=lead)
-    with pytest.raises(PolicyError):
+    with pytest.raises(InvalidInput):
         services.approve_change_request(request, actor=admin)
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from apps.queues import services
-from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry, ResourceFlavor
 from conftest import api_as
+from core.errors import InvalidInput
 
 GPU = {"nvidia.com/gpu": "8"}
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -62,7 +62,7 @@ BAD_TAINTS = [
 
 def _refused(admin, field: str, rule: str, **flavor) -> None:
     audit_rows = AuditEntry.objects.count()
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         services.save_flavor(name="l40s", capacity=GPU, actor=admin, **flavor)
     assert any(rule in m for m in caught.value.errors.get(field, [])), caught.value.errors
     assert not ResourceFlavor.objects.filter(name="l40s").exists()

@@ -8,10 +8,10 @@ import json
 import pytest
 from django.core.management import call_command
 
-from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry, Queue, TeamNamespace
 from apps.queues.reconcile.run import reconcile
 from apps.queues.snapshots import queue_snapshot
+from core.audit import AuditAction
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

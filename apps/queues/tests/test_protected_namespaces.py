@@ -9,9 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from apps.queues import services
-from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry, Team, TeamNamespace
-from core.errors import NotAllowed
+from core.errors import InvalidInput, NotAllowed
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.django_db
 )
 def test_a_team_cannot_be_given_a_system_namespace(catalog, name):
     audited = AuditEntry.objects.count()
-    with pytest.raises(PolicyError) as refused:
+    with pytest.raises(InvalidInput) as refused:
         services.create_team(
             slug="ops", display_name="Ops", namespaces=["team-ops", name], actor=catalog
         )
@@ -38,7 +37,7 @@ def test_the_deny_list_is_the_setting_plus_the_portals_own_namespace(catalog, se
     settings.QM_PROTECTED_NAMESPACES = ["ops-*"]
     settings.QM_PORTAL_NAMESPACE = "gpu-portal"
     for index, name in enumerate(["ops-tools", "gpu-portal"]):
-        with pytest.raises(PolicyError) as refused:
+        with pytest.raises(InvalidInput) as refused:
             services.create_team(
                 slug=f"t{index}", display_name="T", namespaces=[name], actor=catalog
             )
@@ -79,7 +78,7 @@ def test_adopting_a_namespace_is_audited_once_with_its_reason(team, admin):
     [("team-nowhere", "why", "name"), ("team-vision", " ", "reason")],
 )
 def test_adopting_needs_a_team_namespace_and_a_reason(team, admin, name, reason, field):
-    with pytest.raises(PolicyError) as refused:
+    with pytest.raises(InvalidInput) as refused:
         services.adopt_namespace(name=name, actor=admin, reason=reason)
     assert refused.value.field == field
     assert TeamNamespace.objects.get(name="team-vision").adopted_at is None
@@ -87,7 +86,7 @@ def test_adopting_needs_a_team_namespace_and_a_reason(team, admin, name, reason,
 
 def test_a_legacy_row_on_a_system_namespace_cannot_be_adopted(team, admin):
     TeamNamespace.objects.create(team=team, name="kube-system")  # saved before the deny-list
-    with pytest.raises(PolicyError) as refused:
+    with pytest.raises(InvalidInput) as refused:
         services.adopt_namespace(name="kube-system", actor=admin, reason="please")
     assert refused.value.field == "name"
     assert TeamNamespace.objects.get(name="kube-system").adopted_at is None

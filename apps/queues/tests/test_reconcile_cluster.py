@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
-from apps.queues.choices import AuditAction, SyncState
+from apps.queues.choices import SyncState
 from apps.queues.models import AuditEntry, SyncObject, SyncRun
 from apps.queues.reconcile import apply as apply_module
 from apps.queues.reconcile.run import compute_plan, reconcile, reconcile_changes
 from apps.queues.tests.cluster import wait_until
 from apps.queues.tests.factories import set_policy
+from core.audit import AuditAction
 from core.kube import KubeClient
 
 pytestmark = pytest.mark.django_db

@@ -1,9 +1,9 @@
 """Members and roles over the API: add by username, change a role, remove; team names."""
 
-from apps.queues.choices import AuditAction
 from apps.queues.models import AuditEntry, Membership, Team
 from apps.queues.tests.factories import UserFactory
 from conftest import api_as
+from core.audit import AuditAction
 from core.roles import TeamRole
 
 

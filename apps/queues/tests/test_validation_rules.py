@@ -2,9 +2,9 @@
 
 import pytest
 
-from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry, QuotaEntry
 from apps.queues.tests.factories import quota, set_policy, snapshot
+from core.errors import InvalidInput
 
 CASES = [
     (
@@ -79,7 +79,7 @@ def test_it_rejects_and_writes_nothing(queue, admin, label, proposal, field, rul
         QuotaEntry.objects.count(),
     )
     proposal = {"cohort": "research", **proposal}
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         set_policy(queue, admin, **proposal)
     assert field in caught.value.errors, caught.value.errors
     assert any(rule in message for message in caught.value.errors[field])
@@ -91,7 +91,7 @@ def test_it_rejects_and_writes_nothing(queue, admin, label, proposal, field, rul
 def test_capacity_counts_every_queue_on_the_flavor(queue, other_queue, admin):
     # vision holds 16 and nlp 16 of 64 h100: vision may go to 48 but not 49.
     set_policy(queue, admin, quotas=[quota("h100", "48")])
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         set_policy(queue, admin, quotas=[quota("h100", "49")])
     assert "would be 65" in caught.value.errors["quotas[0].nominal"][0]
 
@@ -107,7 +107,7 @@ def test_admin_override_of_capacity_is_audited(queue, admin):
 
 
 def test_lead_cannot_override_capacity(queue, lead, envelope):
-    with pytest.raises(PolicyError):
+    with pytest.raises(InvalidInput):
         set_policy(queue, lead, quotas=[quota("h100", "70")], capacity_override_reason="please")
 
 

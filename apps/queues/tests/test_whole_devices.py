@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from apps.queues import services
-from apps.queues.errors import PolicyError
 from apps.queues.models import AuditEntry
 from apps.queues.tests.factories import quota, set_policy, snapshot
 from conftest import api_as
+from core.errors import InvalidInput
 
 WHOLE = "whole number"
 
@@ -26,7 +26,7 @@ WHOLE = "whole number"
 )
 def test_it_refuses_fractions_of_a_device_in_a_queue(queue, admin, entry, field):
     before, audit_rows = snapshot(queue), AuditEntry.objects.count()
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         set_policy(queue, admin, cohort="research", quotas=[entry])
     assert any(WHOLE in m for m in caught.value.errors[field]), caught.value.errors
     assert snapshot(queue) == before
@@ -41,11 +41,11 @@ def test_the_api_names_the_field_and_the_rule(queue, admin):
 
 
 def test_it_refuses_fractional_device_capacity_and_envelope_maxima(team, admin):
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         services.save_flavor(name="h100", capacity={"nvidia.com/gpu": "63.5"}, actor=admin)
     assert WHOLE in caught.value.errors["capacity.nvidia.com/gpu"][0]
     limit = {"flavor": "h100", "resource": "nvidia.com/gpu", "max_nominal": "2.5"}
-    with pytest.raises(PolicyError) as caught:
+    with pytest.raises(InvalidInput) as caught:
         services.save_envelope(team=team, actor=admin, limits=[limit])
     assert WHOLE in caught.value.errors["limits[0].max_nominal"][0]
 

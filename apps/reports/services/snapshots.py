@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.models import ResourceFlavor
-from apps.reports import attribution, loading, nodeprices, opencost, placement, prometheus
+from apps.reports import attribution, loading, nodeprices, placement
 from apps.reports import gaps as gap_rows
 from apps.reports.compute import report as assemble
 from apps.reports.compute import waits
@@ -19,6 +19,7 @@ from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
 from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
 from apps.reports.services.usage import store_usage
+from core import opencost, prometheus
 
 
 def build_weekly_report(week: str, *, now: datetime | None = None) -> WeeklyReport:

@@ -6,11 +6,10 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from apps.queues.choices import AuditAction
 from apps.queues.models import ResourceFlavor
 from apps.reports.compute.records import UsageFact
 from apps.reports.models import GpuPrice, WorkloadRecord, WorkloadUsage
-from core.audit import record_audit
+from core.audit import AuditAction, record_audit
 
 
 @transaction.atomic

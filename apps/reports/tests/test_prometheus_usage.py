@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.reports import prometheus, services
+from apps.reports import services
 from apps.reports.compute.stats import PERCENTILES, kueue_estimate
 from apps.reports.models import WeeklyReport, WorkloadUsage
 from apps.reports.tests import history, promdata
+from core import prometheus
 
 START, END = promdata.RUN_START, promdata.RUN_END
 

@@ -21,10 +21,11 @@ import pytest
 from kubernetes import client, config
 
 from apps.queues.tests.factories import make_flavor
-from apps.reports import prometheus, services
+from apps.reports import services
 from apps.reports.models import WorkloadUsage
 from apps.reports.tests import history
 from apps.reports.tests.conftest import backfilled_prometheus
+from core import prometheus
 from simcluster.controller import attach
 from simcluster.server import start_server
 from simcluster.tests.conftest import Hooks

@@ -56,10 +56,10 @@ def test_it_refuses_a_malformed_draft_naming_the_field(queue, lead, admin, label
 
 
 def test_the_service_refuses_a_draft_that_is_not_a_mapping_of_proposals(queue, lead):
-    from apps.queues.errors import PolicyError
+    from core.errors import InvalidInput
 
     for draft, field in ((["vision"], "draft"), ({"vision": "abc"}, "vision")):
-        with pytest.raises(PolicyError) as caught:
+        with pytest.raises(InvalidInput) as caught:
             services.request_whatif(draft, actor=lead)
         assert field in caught.value.errors
     assert WhatIfRun.objects.count() == 0

@@ -6,9 +6,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.accounts.errors import AccountError
 from apps.accounts.models import User
 from apps.accounts.services import make_platform_admin
+from core.errors import DomainError
 
 
 class Command(BaseCommand):
@@ -31,7 +31,7 @@ class Command(BaseCommand):
             password = self._password(password_env)
         try:
             user, changed = make_platform_admin(username, password=password, actor=None)
-        except AccountError as exc:
+        except DomainError as exc:
             field = "--password-env" if exc.field == "password" and password_env else exc.field
             raise CommandError(f"{field}: {exc.detail}" if field else exc.detail) from None
         if changed:

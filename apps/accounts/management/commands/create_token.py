@@ -2,9 +2,9 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.accounts.errors import TokenError
 from apps.accounts.models import User
 from apps.accounts.services import DEFAULT_DAYS, issue_api_token
+from core.errors import DomainError
 
 
 def active_user(username: str) -> User:
@@ -25,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, user: str, name: str, days: int, **options) -> None:
         try:
             token, raw = issue_api_token(active_user(user), name, actor=None, days=days)
-        except TokenError as exc:
+        except DomainError as exc:
             raise CommandError(
                 f"--{exc.field}: {exc.detail}" if exc.field else exc.detail
             ) from None

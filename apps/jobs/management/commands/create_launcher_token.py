@@ -2,10 +2,10 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from apps.accounts.errors import TokenError
 from apps.accounts.management.commands.create_token import active_user
 from apps.accounts.services import DEFAULT_DAYS
 from apps.jobs.services import issue_launcher_token
+from core.errors import DomainError
 
 
 class Command(BaseCommand):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         slugs = [s.strip() for s in teams.split(",") if s.strip()]
         try:
             grant, raw = issue_launcher_token(active_user(user), name, slugs, actor=None, days=days)
-        except TokenError as exc:
+        except DomainError as exc:
             raise CommandError(
                 f"--{exc.field}: {exc.detail}" if exc.field else exc.detail
             ) from None

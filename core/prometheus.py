@@ -1,6 +1,7 @@
 """The one module that imports ``prometheus_api_client``: DCGM usage, OpenCost's
 price series, kube-state-metrics' pod owners and node labels and Kueue's wait histogram, with few aggregated range queries per week,
-and the peak GPU utilisation of notebook pods that idle culling (``apps.jobs``) reads.
+and the peak GPU utilisation of notebook pods that idle culling reads. It is in the shared
+layer because two apps read it (the reports, and notebooks' idle culling).
 
 Every query normalises dcgm-exporter's label spellings first: ``exported_namespace``
 / ``exported_pod`` (a ServiceMonitor without honorLabels) replace ``namespace`` /
