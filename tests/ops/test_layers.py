@@ -70,6 +70,8 @@ PORTAL_WIRING = {
     "portal/schedule.py": "the Celery beat table, timed by the reports' build hour",
     "portal/demo.py": "the demo launcher seeds every app",
     "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
+    "portal/http_errors.py": "a token client gets JSON errors on any path: it reads the "
+    "Authorization schemes the API's authentication accepts",
     "portal/management/commands/seed_demo.py": "the demo's first start reconciles the "
     "seeded policy and queues the informer",
     "portal/management/commands/finish_demo_week.py": "the demo week's end adopts the "
