@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.api_errors import exception_handler
-from core.errors import Conflict, DomainError, InvalidInput, NotAllowed, NotFound
+from core.errors import Conflict, InvalidInput, NotAllowed, NotFound, RuleBroken
 
 
 def answer(exc: Exception) -> tuple[int, dict]:
@@ -20,7 +20,7 @@ def test_each_kind_answers_its_status_and_code():
         404,
         {"code": "not_found", "field": None, "detail": "no such run"},
     )
-    assert answer(DomainError("give a name", field="name")) == (
+    assert answer(RuleBroken("give a name", code="invalid", field="name")) == (
         400,
         {"code": "invalid", "field": "name", "detail": "give a name"},
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django import forms
 
-from core.errors import NON_FIELD, DomainError, InvalidInput, NotAllowed
+from core.errors import NON_FIELD, DomainError, InvalidInput, NotAllowed, RuleBroken
 from core.pages import add_to_form, page_messages
 
 
@@ -42,8 +42,8 @@ def test_a_mapped_path_need_not_repeat_itself():
 def test_an_error_about_one_field_keeps_its_detail_as_written():
     form = QuotaForm({})
     form.is_valid()
-    add_to_form(form, DomainError("give a team", field="team"))
-    add_to_form(form, DomainError("too heavy", field="fair_weight"))
+    add_to_form(form, RuleBroken("give a team", code="invalid", field="team"))
+    add_to_form(form, RuleBroken("too heavy", code="invalid", field="fair_weight"))
     assert form.errors["__all__"] == ["give a team"]
     assert form.errors["fair_weight"] == ["too heavy"]
 

@@ -9,6 +9,7 @@ from apps.queues import signals
 from apps.queues.models import TeamNamespace
 from apps.queues.services.catalog import _Errors, _require_admin
 from core.audit import AuditAction, record_audit
+from core.bounds import text_errors
 from core.namespaces import protected_error
 
 REASON_EXAMPLE = "made by hand before the portal; the team agreed to hand it over"
@@ -27,6 +28,7 @@ def adopt_namespace(*, name: str, actor, reason: str) -> TeamNamespace:
         errors.add("name", problem)
     if not reason.strip():
         errors.add("reason", f"say why the portal may take it over, e.g. {REASON_EXAMPLE!r}")
+    errors.update(text_errors(reason=reason))
     errors.raise_if_any()
     if namespace.adopted_at is None:
         namespace.adopted_at = timezone.now()
