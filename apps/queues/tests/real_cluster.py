@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +52,16 @@ class RealCluster:
     def __init__(self, plane: ControlPlane, portal_kubeconfig: Path):
         self.plane = plane
         self.kubeconfig = portal_kubeconfig  # the portal's identity, like a deployment
-        self._audit_mark = plane.audit_lines()
+        self.reset_counters()
 
     # -- counting what the portal wrote ---------------------------------------------------
 
     def reset_counters(self) -> None:
+        # The API server logs a request's ResponseComplete event after it has answered, so a
+        # write made just before the mark can reach the log just after it: count by when
+        # the server received a request, not by where its event landed in the file.
         self._audit_mark = self.plane.audit_lines()
+        self._audit_since = datetime.now(UTC)
 
     def writes(self) -> int:
         return len(self.portal_writes())
@@ -65,7 +70,12 @@ class RealCluster:
         return {event["objectRef"]["resource"] for event in self.portal_writes()}
 
     def portal_writes(self) -> list[dict]:
-        return self.plane.writes_by(PORTAL_USER, since_line=self._audit_mark)
+        # Late events of earlier writes sit after the line mark; none of a later write before it.
+        return [
+            event
+            for event in self.plane.writes_by(PORTAL_USER, since_line=self._audit_mark)
+            if _received(event) >= self._audit_since
+        ]
 
     # -- acting as Kueue's other users (admin) --------------------------------------------
 
@@ -176,3 +186,7 @@ def suspended_job(
                                        "terminationGracePeriodSeconds": 1,
                                        "containers": [container]}}},
     }  # fmt: skip
+
+
+def _received(event: dict) -> datetime:
+    return datetime.fromisoformat(event["requestReceivedTimestamp"].replace("Z", "+00:00"))
