@@ -48,7 +48,7 @@ def cluster_adopt(request: HttpRequest) -> HttpResponse:
     name = request.POST.get("namespace", "")
     try:
         services.adopt_namespace(
-            name=name, actor=request.user, reason=request.POST.get("reason", "")
+            namespace=name, actor=request.user, reason=request.POST.get("reason", "")
         )
     except DomainError as exc:
         show_error(request, exc)

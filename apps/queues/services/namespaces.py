@@ -16,31 +16,34 @@ REASON_EXAMPLE = "made by hand before the portal; the team agreed to hand it ove
 
 
 @transaction.atomic
-def adopt_namespace(*, name: str, actor, reason: str) -> TeamNamespace:
+def adopt_namespace(*, namespace: str, actor, reason: str) -> TeamNamespace:
     """Let the reconciler label a team namespace that exists on the cluster without our
     label, and write the team's LocalQueues in it. Adopting twice changes nothing."""
     _require_admin(actor)
     errors = _Errors()
-    namespace = TeamNamespace.objects.select_for_update().filter(name=name).first()
-    if namespace is None:
-        errors.add("name", f"no team has the namespace {name!r}; give it to a team first")
-    elif problem := protected_error(name):
-        errors.add("name", problem)
+    # Errors are keyed by the page's and the command's name for the input: ``namespace``.
+    row = TeamNamespace.objects.select_for_update().filter(name=namespace).first()
+    if not namespace.strip():
+        errors.add("namespace", "give the team namespace to adopt, e.g. 'team-vision'")
+    elif row is None:
+        errors.add("namespace", f"no team has the namespace {namespace!r}; give it to a team first")
+    elif problem := protected_error(namespace):
+        errors.add("namespace", problem)
     if not reason.strip():
         errors.add("reason", f"say why the portal may take it over, e.g. {REASON_EXAMPLE!r}")
     errors.update(text_errors(reason=reason))
     errors.raise_if_any()
-    if namespace.adopted_at is None:
-        namespace.adopted_at = timezone.now()
-        namespace.save(update_fields=["adopted_at"])
+    if row.adopted_at is None:
+        row.adopted_at = timezone.now()
+        row.save(update_fields=["adopted_at"])
         record_audit(
             actor=actor,
             action=AuditAction.UPDATE,
-            obj=namespace,
-            team=namespace.team,
+            obj=row,
+            team=row.team,
             before={"adopted": False},
             after={"adopted": True},
             reason=reason,
         )
         signals.policy_changed()
-    return namespace
+    return row

@@ -66,8 +66,8 @@ def test_the_team_page_refuses_a_system_namespace(client, catalog):
 
 
 def test_adopting_a_namespace_is_audited_once_with_its_reason(team, admin):
-    services.adopt_namespace(name="team-vision", actor=admin, reason="made by hand")
-    services.adopt_namespace(name="team-vision", actor=admin, reason="again")
+    services.adopt_namespace(namespace="team-vision", actor=admin, reason="made by hand")
+    services.adopt_namespace(namespace="team-vision", actor=admin, reason="again")
     assert TeamNamespace.objects.get(name="team-vision").adopted_at is not None
     (entry,) = AuditEntry.objects.filter(object_type="teamnamespace")
     assert (entry.reason, entry.actor_name, entry.team) == ("made by hand", "root", team)
@@ -75,11 +75,15 @@ def test_adopting_a_namespace_is_audited_once_with_its_reason(team, admin):
 
 @pytest.mark.parametrize(
     ("name", "reason", "field"),
-    [("team-nowhere", "why", "name"), ("team-vision", " ", "reason")],
+    [
+        ("team-nowhere", "why", "namespace"),
+        ("", "why", "namespace"),
+        ("team-vision", " ", "reason"),
+    ],
 )
 def test_adopting_needs_a_team_namespace_and_a_reason(team, admin, name, reason, field):
     with pytest.raises(InvalidInput) as refused:
-        services.adopt_namespace(name=name, actor=admin, reason=reason)
+        services.adopt_namespace(namespace=name, actor=admin, reason=reason)
     assert refused.value.field == field
     assert TeamNamespace.objects.get(name="team-vision").adopted_at is None
 
@@ -87,14 +91,14 @@ def test_adopting_needs_a_team_namespace_and_a_reason(team, admin, name, reason,
 def test_a_legacy_row_on_a_system_namespace_cannot_be_adopted(team, admin):
     TeamNamespace.objects.create(team=team, name="kube-system")  # saved before the deny-list
     with pytest.raises(InvalidInput) as refused:
-        services.adopt_namespace(name="kube-system", actor=admin, reason="please")
-    assert refused.value.field == "name"
+        services.adopt_namespace(namespace="kube-system", actor=admin, reason="please")
+    assert refused.value.field == "namespace"
     assert TeamNamespace.objects.get(name="kube-system").adopted_at is None
 
 
 def test_only_platform_admins_adopt(team, lead):
     with pytest.raises(NotAllowed):
-        services.adopt_namespace(name="team-vision", actor=lead, reason="mine")
+        services.adopt_namespace(namespace="team-vision", actor=lead, reason="mine")
 
 
 def test_the_adopt_command_names_what_is_wrong(team, admin):

@@ -57,7 +57,7 @@ def test_an_existing_unlabelled_namespace_is_left_alone_until_an_admin_adopts_it
     row = SyncObject.objects.get(kind="Namespace", name="team-legacy")
     assert row.state == SyncState.ERROR and "exists, not ours; adopt?" in row.message
 
-    services.adopt_namespace(name="team-legacy", actor=admin, reason="made by hand in 2024")
+    services.adopt_namespace(namespace="team-legacy", actor=admin, reason="made by hand in 2024")
     summary = reconcile()
     assert summary.errors == []
     assert _ours(cluster, "team-legacy") == {

@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError("no such platform admin; create one or pass --actor")
         try:
-            services.adopt_namespace(name=namespace, actor=user, reason=reason)
+            services.adopt_namespace(namespace=namespace, actor=user, reason=reason)
         except DomainError as exc:
             raise CommandError(exc.detail) from None
         self.stdout.write(f"adopted {namespace}; the next reconcile labels it")
