@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import string
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,6 +77,41 @@ def _parse_list(raw: str) -> list[str]:
 
 def env_list(name: str, default: list[str] | object = _UNSET) -> list[str]:
     return _read(name, "comma-separated list", _parse_list, default)
+
+
+# A Kubernetes namespace name: an RFC 1123 label.
+_NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
+
+
+def _parse_namespace(raw: str) -> str:
+    name = raw.strip()
+    if not _NAMESPACE.fullmatch(name):
+        raise ValueError(
+            "expected a namespace name: lowercase letters, digits and '-', e.g. 'gpu-portal'"
+        )
+    return name
+
+
+def env_namespace(name: str, default: str | object = _UNSET) -> str:
+    return _read(name, "namespace name", _parse_namespace, default)
+
+
+def _parse_namespace_patterns(raw: str) -> list[str]:
+    # A pattern is a namespace name in which '*' may stand for any run of characters.
+    patterns = _parse_list(raw)
+    for pattern in patterns:
+        if pattern == "*" or not _NAMESPACE.fullmatch(pattern.replace("*", "x")):
+            raise ValueError(
+                f"{pattern!r} is not a namespace name or a pattern of one ('*' standing for "
+                "any characters, not for everything), e.g. 'kube-*'"
+            )
+    return patterns
+
+
+def env_namespace_patterns(name: str, default: list[str] | object = _UNSET) -> list[str]:
+    return _read(
+        name, "comma-separated list of namespace patterns", _parse_namespace_patterns, default
+    )
 
 
 def _parse_networks(raw: str) -> list[str]:

@@ -16,6 +16,8 @@ from portal.env import (
     env_float,
     env_int,
     env_list,
+    env_namespace,
+    env_namespace_patterns,
     env_networks,
     env_str,
     env_template,
@@ -231,10 +233,10 @@ QM_RECONCILE_CONCURRENCY = env_int("QM_RECONCILE_CONCURRENCY", 8)
 QM_KUBE_TIMEOUT_SECONDS = env_float("QM_KUBE_TIMEOUT_SECONDS", 10.0)
 # The namespace the portal itself runs in (the manifests fill it in from the pod's own);
 # it is always protected, whatever QM_PROTECTED_NAMESPACES says.
-QM_PORTAL_NAMESPACE = env_str("QM_PORTAL_NAMESPACE", "quartermaster")
+QM_PORTAL_NAMESPACE = env_namespace("QM_PORTAL_NAMESPACE", "quartermaster")
 # Namespaces no team may be given and the portal never writes into (core.namespaces);
 # "*" matches any run of characters.
-QM_PROTECTED_NAMESPACES = env_list("QM_PROTECTED_NAMESPACES", ["kube-*", "default"])
+QM_PROTECTED_NAMESPACES = env_namespace_patterns("QM_PROTECTED_NAMESPACES", ["kube-*", "default"])
 # How long one read of queues and workloads serves every viewer of the live views.
 QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 

@@ -118,3 +118,30 @@ def test_an_informer_run_of_no_seconds_is_refused_naming_the_setting(tmp_path):
     result = manage("check", QM_INFORMER_WATCH_SECONDS="0", QM_DATA_DIR=str(tmp_path))
     assert result.returncode != 0
     assert "QM_INFORMER_WATCH_SECONDS must be at least 1" in result.stderr
+
+
+def test_a_portal_namespace_that_is_no_namespace_name_is_refused(tmp_path):
+    result = manage("check", QM_PORTAL_NAMESPACE="Quarter Master", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "QM_PORTAL_NAMESPACE='Quarter Master' is not a valid namespace name" in result.stderr
+    assert "e.g. 'gpu-portal'" in result.stderr
+
+
+def test_a_protected_pattern_that_matches_everything_is_refused(tmp_path):
+    result = manage("check", QM_PROTECTED_NAMESPACES="kube-*,*", QM_DATA_DIR=str(tmp_path))
+    assert result.returncode != 0
+    assert "QM_PROTECTED_NAMESPACES='kube-*,*' is not a valid comma-separated list" in result.stderr
+    assert "'*' is not a namespace name or a pattern of one" in result.stderr
+
+
+def test_protected_patterns_are_read_as_written(tmp_path):
+    script = "from django.conf import settings; print(settings.QM_PROTECTED_NAMESPACES)"
+    result = manage(
+        "shell",
+        "-c",
+        script,
+        QM_PROTECTED_NAMESPACES=" kube-*, ops-*,default ",
+        QM_DATA_DIR=str(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "['kube-*', 'ops-*', 'default']"
