@@ -11,7 +11,7 @@ mkdir -p var
 started=$SECONDS
 elapsed() { echo "[$((SECONDS - started)) s]"; }
 
-echo "== set-up: packages and services"
+echo "== set-up: packages and services $(elapsed)"
 bash scripts/setup.sh
 
 BUILD_LOG=var/realcluster-build.log
