@@ -3,14 +3,17 @@
 For one-off steps that must succeed before anything else can (``seed_demo``'s first
 reconcile, ``finish_demo_week``): a timeout, a refused connection or a 5xx is retried
 (``KubeError.transient``); a permanent error is raised at once for the caller to show.
-Celery tasks retry through Celery instead.
+Celery tasks retry through Celery instead, waiting ``task_countdown``.
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import TypeVar
+
+from django.conf import settings
 
 from core.kube import KubeError
 
@@ -20,6 +23,14 @@ T = TypeVar("T")
 def backoff_seconds(attempt: int, *, first: float = 1.0, cap: float = 30.0) -> float:
     """``first`` after the first failure, doubling with each one after it, at most ``cap``."""
     return min(cap, first * 2 ** max(0, attempt - 1))
+
+
+def task_countdown(retries: int) -> float:
+    """Seconds before a Celery task's next try after ``retries`` earlier ones: doubling,
+    capped by ``QM_RECONCILE_BACKOFF_MAX_SECONDS``, with jitter so that workers that
+    failed together do not all come back in the same second."""
+    cap = settings.QM_RECONCILE_BACKOFF_MAX_SECONDS
+    return backoff_seconds(retries + 1, cap=cap) * random.uniform(0.5, 1.0)
 
 
 def retry_transient(

@@ -6,8 +6,6 @@ deletion skips rows that are still active, and status writes are conditional.
 
 from __future__ import annotations
 
-import random
-
 from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
@@ -17,10 +15,7 @@ from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
 from core import prometheus
 from core.kube import KubeClient, KubeError
-
-
-def _backoff(retries: int) -> float:
-    return min(settings.QM_RECONCILE_BACKOFF_MAX_SECONDS, 2**retries) * random.uniform(0.5, 1.0)
+from core.retrying import task_countdown
 
 
 def _cluster_call(task, function, object_id: int) -> str:
@@ -31,7 +26,7 @@ def _cluster_call(task, function, object_id: int) -> str:
             return function(client, object_id)
     except KubeError as exc:
         if exc.transient:
-            raise task.retry(countdown=_backoff(task.request.retries), exc=exc) from None
+            raise task.retry(countdown=task_countdown(task.request.retries), exc=exc) from None
         raise
 
 

@@ -1,13 +1,12 @@
 """Celery entry points of the quota domain. Thin: each calls one service."""
 
-import random
-
 from celery import shared_task
 from django.conf import settings
 
 from apps.queues import notices, services
 from apps.queues.reconcile.run import reconcile_exclusively
 from core.kube import KubeError
+from core.retrying import task_countdown
 
 
 @shared_task(soft_time_limit=60, ignore_result=False)
@@ -27,12 +26,6 @@ def notify_out_of_sync_queues_task() -> int:
 LOCK_WAIT_RETRIES = 600
 
 
-def _backoff(retries: int) -> float:
-    """Exponential backoff with jitter, capped by QM_RECONCILE_BACKOFF_MAX_SECONDS."""
-    cap = settings.QM_RECONCILE_BACKOFF_MAX_SECONDS
-    return min(cap, 2**retries) * random.uniform(0.5, 1.0)
-
-
 @shared_task(bind=True, soft_time_limit=600, max_retries=12)
 def reconcile_task(self, trigger: str = "schedule") -> dict:
     """Converge the cluster on the policy; safe to run twice, late, or concurrently.
@@ -47,7 +40,7 @@ def reconcile_task(self, trigger: str = "schedule") -> dict:
         summary = reconcile_exclusively(trigger=trigger)
     except KubeError as exc:
         if exc.transient and retrying:
-            raise self.retry(countdown=_backoff(self.request.retries), exc=exc) from None
+            raise self.retry(countdown=task_countdown(self.request.retries), exc=exc) from None
         return {"error": exc.describe()}
     if summary is None:
         if not retrying:
@@ -56,5 +49,5 @@ def reconcile_task(self, trigger: str = "schedule") -> dict:
         # (Celery reads max_retries=None as "the task's default", not "forever".)
         raise self.retry(countdown=1, max_retries=LOCK_WAIT_RETRIES)
     if summary.transient and retrying:
-        raise self.retry(countdown=_backoff(self.request.retries))
+        raise self.retry(countdown=task_countdown(self.request.retries))
     return summary.as_dict()
