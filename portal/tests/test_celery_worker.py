@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from apps.queues.models import ChangeRequest
 from apps.queues.tasks import expire_stale_change_requests_task
+from apps.queues.tests.cluster import shared_database_url
 from apps.queues.tests.factories import quota, set_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def worker():
     if not settings.REDIS_URL:
         pytest.skip("needs REDIS_URL: the embedded broker is not shared between processes in tests")
-    env = {**os.environ, "DATABASE_URL": _test_database_url(), "REDIS_URL": settings.REDIS_URL}
+    env = {**os.environ, "DATABASE_URL": shared_database_url(), "REDIS_URL": settings.REDIS_URL}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -46,11 +46,6 @@ def worker():
     yield process
     process.terminate()
     process.wait(timeout=20)
-
-
-def _test_database_url() -> str:
-    db = connection.settings_dict
-    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
 
 
 @pytest.mark.postgres_only

@@ -16,7 +16,7 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
-from apps.queues.tests.cluster import SimCluster, Worker, wait_until
+from apps.queues.tests.cluster import SimCluster, Worker, shared_database_url, wait_until
 from portal.celery import app as celery_app
 
 
@@ -95,12 +95,6 @@ def cluster(tmp_path, settings):
     sim.stop()
 
 
-def database_url() -> str:
-    db = connection.settings_dict
-    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
-    return f"postgres://{db['USER'] or 'postgres'}@{host}:{port}/{db['NAME']}"
-
-
 @pytest.fixture
 def start_worker(tmp_path, private_redis, cluster):
     """Start Celery workers on the private Redis; all stopped at the end."""
@@ -109,7 +103,7 @@ def start_worker(tmp_path, private_redis, cluster):
     def start(**extra: str) -> Worker:
         env = {
             **os.environ,
-            "DATABASE_URL": database_url(),
+            "DATABASE_URL": shared_database_url(),
             "REDIS_URL": private_redis.url,
             "KUBECONFIG": str(cluster.kubeconfig),
             "QM_CLUSTER_SYNC": "true",

@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from apps.queues.models import ChangeRequest
 from apps.queues.tasks import expire_stale_change_requests_task
-from apps.queues.tests.cluster import wait_until
+from apps.queues.tests.cluster import shared_database_url, wait_until
 from apps.queues.tests.factories import quota, set_policy
-from tests.faults.conftest import database_url, free_port
+from tests.faults.conftest import free_port
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def terminate_backends() -> int:
     """Terminate every backend on the test database but this one; ours reconnects next."""
-    url = database_url().replace("postgres://", "postgresql://", 1)
+    url = shared_database_url().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(url, autocommit=True) as db:
         rows = db.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -46,7 +46,7 @@ def gunicorn(tmp_path):
     port = free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": shared_database_url(),
         "GUNICORN_BIND": f"127.0.0.1:{port}",
         "GUNICORN_WORKERS": "1",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
@@ -106,7 +106,7 @@ def test_the_health_check_asks_the_socket_and_notices_a_killed_backend():
         return connection.connection
 
     assert checked_at_request_start().info.backend_pid == backend  # a live one is kept
-    url = database_url().replace("postgres://", "postgresql://", 1)
+    url = shared_database_url().replace("postgres://", "postgresql://", 1)
     with psycopg.connect(url, autocommit=True) as db:
         db.execute("SELECT pg_terminate_backend(%s)", [backend])
     wait_until(lambda: checked_at_request_start() is None, timeout=10)

@@ -19,9 +19,8 @@ import pytest
 
 from apps.queues.models import SyncRun
 from apps.queues.tasks import reconcile_task
-from apps.queues.tests.cluster import wait_until
+from apps.queues.tests.cluster import shared_database_url, wait_until
 from apps.queues.tests.factories import make_queue, make_team, quota
-from tests.faults.conftest import database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +35,7 @@ def pool_children(pid: int) -> list[int]:
 def prefork_worker(tmp_path, private_redis, cluster):
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": shared_database_url(),
         "REDIS_URL": private_redis.url,
         "KUBECONFIG": str(cluster.kubeconfig),
         "QM_CLUSTER_SYNC": "true",

@@ -28,7 +28,7 @@ from apps.jobs.status import condition
 from apps.jobs.tests.conftest import IMAGE
 from apps.jobs.watch import LEASE, STREAMS, run_status_watch
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import Worker, wait_until
+from apps.queues.tests.cluster import Worker, shared_database_url, wait_until
 from apps.queues.tests.factories import set_policy
 from core.kube import KubeClient
 from informer.models import WatchCursor
@@ -202,11 +202,9 @@ def test_a_run_hands_over_to_the_next_without_waiting_for_beat(sim, pool, tmp_pa
     if not settings.REDIS_URL:
         pytest.skip("needs REDIS_URL: a real worker")
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    db = connection.settings_dict
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:"
-        f"{db['PORT'] or 5432}/{db['NAME']}",
+        "DATABASE_URL": shared_database_url(),
         "KUBECONFIG": str(sim.kubeconfig),
         "QM_DATA_DIR": str(tmp_path / "worker-data"),
     }

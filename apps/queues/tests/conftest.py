@@ -9,7 +9,7 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
-from apps.queues.tests.cluster import SimCluster, Worker
+from apps.queues.tests.cluster import SimCluster, Worker, shared_database_url
 from apps.queues.tests.factories import make_queue, make_team, quota
 from apps.queues.tests.real_cluster import RealCluster
 
@@ -56,7 +56,7 @@ def worker(cluster, tmp_path, transactional_db):
     redis.Redis.from_url(django_settings.REDIS_URL).flushdb()
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": shared_database_url(),
         "KUBECONFIG": str(cluster.kubeconfig),
         "QM_CLUSTER_SYNC": "true",
         "QM_RECONCILE_BACKOFF_MAX_SECONDS": "2",
@@ -66,13 +66,6 @@ def worker(cluster, tmp_path, transactional_db):
     process = Worker(env, tmp_path).start()
     yield process
     process.stop()
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    user = db["USER"] or "postgres"
-    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
-    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
 
 
 @pytest.fixture

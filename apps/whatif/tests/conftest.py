@@ -17,6 +17,7 @@ from django.db import connection
 from django.utils import timezone
 
 from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
+from apps.queues.tests.cluster import shared_database_url
 from apps.reports.services.history import record_workload_events
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.replay.synthetic import Load, synthetic_trace
@@ -39,10 +40,9 @@ def worker(tmp_path):
     if connection.vendor != "postgresql" or not settings.REDIS_URL:
         pytest.skip("needs PostgreSQL and REDIS_URL")
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    db = connection.settings_dict
     env = {
         **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+        "DATABASE_URL": shared_database_url(),
         "REDIS_URL": settings.REDIS_URL,
         "QM_CLUSTER_SYNC": "false",
         "QM_KUEUE_FAIR_SHARING": "true",
