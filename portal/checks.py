@@ -65,18 +65,30 @@ def visibility_timeout_errors(visibility_timeout: float | None, longest) -> list
     ]
 
 
-def heartbeat_errors(misses: int) -> list[checks.Error]:
+def heartbeat_errors(misses: int, seconds: float) -> list[checks.Error]:
+    errors = []
     # Three missed beats, not one: a busy database or a GC pause may delay a stamp.
-    if misses >= 3:
-        return []
-    return [
-        checks.Error(
-            f"QM_WHATIF_HEARTBEAT_MISSES={misses} is below 3: live what-if runs whose "
-            "heartbeat is late once would be failed as stuck.",
-            hint="Set QM_WHATIF_HEARTBEAT_MISSES=3 or more (default 5).",
-            id="quartermaster.E002",
+    if misses < 3:
+        errors.append(
+            checks.Error(
+                f"QM_WHATIF_HEARTBEAT_MISSES={misses} is below 3: live what-if runs whose "
+                "heartbeat is late once would be failed as stuck.",
+                hint="Set QM_WHATIF_HEARTBEAT_MISSES=3 or more (default 5).",
+                id="quartermaster.E002",
+            )
         )
-    ]
+    # It is also the sweep's interval in the beat table: 0 would fail every live run at
+    # once and have beat send sweeps without pause.
+    if seconds <= 0:
+        errors.append(
+            checks.Error(
+                f"QM_WHATIF_HEARTBEAT_SECONDS={seconds:g} is not above 0.",
+                hint="Set a number of seconds above 0, e.g. QM_WHATIF_HEARTBEAT_SECONDS=10 "
+                "(the default).",
+                id="quartermaster.E004",
+            )
+        )
+    return errors
 
 
 def retired_setting_errors(environ: Mapping[str, str]) -> list[checks.Error]:
@@ -107,7 +119,9 @@ def check_celery_settings(**_: object) -> list[checks.Error]:
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("visibility_timeout")
     return (
         visibility_timeout_errors(visibility, longest)
-        + heartbeat_errors(settings.QM_WHATIF_HEARTBEAT_MISSES)
+        + heartbeat_errors(
+            settings.QM_WHATIF_HEARTBEAT_MISSES, settings.QM_WHATIF_HEARTBEAT_SECONDS
+        )
         + retired_setting_errors(os.environ)
     )
 

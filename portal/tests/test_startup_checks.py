@@ -47,3 +47,9 @@ def test_a_retired_setting_still_set_is_an_error_naming_its_replacement(monkeypa
     (error,) = [e for e in run_checks(tags=["celery"]) if e.is_serious()]
     assert error.msg == "QM_WHATIF_STUCK_AFTER_SECONDS is no longer read."
     assert "QM_WHATIF_HEARTBEAT_MISSES" in error.hint
+
+
+def test_a_heartbeat_of_no_seconds_is_an_error(settings):
+    settings.QM_WHATIF_HEARTBEAT_SECONDS = 0.0
+    (error,) = _errors()
+    assert error == "QM_WHATIF_HEARTBEAT_SECONDS=0 is not above 0."
