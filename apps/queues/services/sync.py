@@ -264,7 +264,7 @@ def adopt_imported_namespaces(plan: ImportPlan, *, actor) -> list[str]:
             problems,
             f"namespace {name}",
             services.adopt_namespace,
-            name=name,
+            namespace=name,
             actor=actor,
             reason=IMPORT_REASON,
         )
