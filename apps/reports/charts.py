@@ -86,18 +86,44 @@ def cost_breakdown(report: dict) -> dict:
 
 
 def trend(weeks: list[tuple[str, dict]]) -> dict:
+    """GPU-hours and p95 waits per week in the viewer's scope (``scope_of``); a line with
+    no value in any week is left out, so every legend entry is drawn."""
     x = [w for w, _ in weeks]
 
-    def line(key: str, name: str, axis_id: str = "y") -> dict:
+    def line(name: str, values: list, axis_id: str = "y") -> dict:
         return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x,
-                "y": [t.get(key) for _, t in weeks], "yaxis": axis_id}  # fmt: skip
+                "y": values, "yaxis": axis_id}  # fmt: skip
 
+    def column(key: str) -> list:
+        return [t.get(key) for _, t in weeks]
+
+    lines = [
+        line("GPU-hours received", column("visible_gpu_hours")),
+        line("GPU-hours busy (DCGM)", column("used_gpu_hours")),
+        line("GPU-hours lost to preemption", column("lost_gpu_hours")),
+    ]
+    for heading, waits in trend_wait_columns(weeks):
+        lines.append(line(f"p95 wait, {heading} (seconds)", waits, "y2"))
+    drawn = [trace for trace in lines if any(v is not None for v in trace["y"])]
     spec = {
-        "data": [line("visible_gpu_hours", "GPU-hours received"), line("used_gpu_hours", "GPU-hours busy (DCGM)"),
-                 line("lost_gpu_hours", "GPU-hours lost to preemption"),
-                 line("wait_p95", "p95 wait (seconds)", "y2")],
-        "layout": {"xaxis": axis("week"), "yaxis": axis("GPU-hours"), "margin": MARGIN,
-                   "legend": {"orientation": "h"},
+        "data": drawn,
+        # The legend sits above the plot: below it, it covered the week axis' title.
+        "layout": {"xaxis": axis("week"), "yaxis": axis("GPU-hours"), "margin": {"t": 70},
+                   "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
                    "yaxis2": axis("p95 wait (seconds)", overlaying="y", side="right")},
     }  # fmt: skip
     return empty_unless_drawn(spec, "No weekly report has been built yet.")
+
+
+def trend_wait_columns(weeks: list[tuple[str, dict]]) -> list[tuple[str, list]]:
+    """The p95 waits a trend shows: (whose, one value per week), the whole cluster's for
+    admins, each visible team's for members."""
+    if scope_of(weeks) == "cluster":
+        return [("whole cluster", [t.get("wait_p95") for _, t in weeks])]
+    teams = sorted({team for _, t in weeks for team in t.get("wait_p95_by_team", {})})
+    return [(team, [t.get("wait_p95_by_team", {}).get(team) for _, t in weeks]) for team in teams]
+
+
+def scope_of(weeks: list[tuple[str, dict]]) -> str:
+    """``cluster`` or ``teams``: whose figures a trend shows (``visibility.scoped_totals``)."""
+    return next((t.get("scope", "cluster") for _, t in weeks), "cluster")

@@ -114,5 +114,17 @@ def trend(request: HttpRequest) -> HttpResponse:
     )
     weeks = [(w, scoped_totals(stored[w], teams)) for w in sorted(stored)]
     built_at = WeeklyReport.objects.filter(week=latest).values_list("built_at", flat=True).get()
-    context = {"weeks": weeks, "chart": charts.trend(weeks), "stamp": build_stamp(latest, built_at)}
+    context = {
+        "wait_headings": [heading for heading, _ in charts.trend_wait_columns(weeks)],
+        "rows": trend_rows(weeks),
+        "scope_teams": None if teams is None else sorted(teams),
+        "chart": charts.trend(weeks),
+        "stamp": build_stamp(latest, built_at),
+    }
     return render(request, "reports/trend.html", context)
+
+
+def trend_rows(weeks: list[tuple[str, dict]]) -> list[tuple[str, dict, list]]:
+    """(week, totals, that week's p95 waits in ``charts.trend_wait_columns`` order) per row."""
+    columns = [values for _, values in charts.trend_wait_columns(weeks)]
+    return [(week, t, [values[i] for values in columns]) for i, (week, t) in enumerate(weeks)]

@@ -43,11 +43,27 @@ def scoped(report: dict, teams: set[str] | None) -> dict:
 
 
 def scoped_totals(totals: dict, teams: set[str] | None) -> dict:
-    """Trend numbers; for members only their teams' GPU-hours plus cluster-wide waits."""
+    """Trend numbers in the viewer's scope: the whole cluster for platform admins; for
+    members, their teams' GPU-hours (summed) and each team's own waits, never the
+    cluster's. Reports stored before per-team totals existed give members no waits."""
     by_team = {
         t: v for t, v in (totals.get("by_team") or {}).items() if teams is None or t in teams
     }
     visible = {"visible_gpu_hours": sum(by_team.values()), "by_team": by_team}
     if teams is None:
-        return {**totals, **visible}
-    return {**visible, "wait_p50": totals.get("wait_p50"), "wait_p95": totals.get("wait_p95")}
+        return {**totals, **visible, "scope": "cluster"}
+    per_team = {t: v for t, v in (totals.get("teams") or {}).items() if t in teams}
+    known = "teams" in totals
+
+    def summed(key: str) -> float | None:
+        values = [v[key] for v in per_team.values() if v[key] is not None]
+        return sum(values) if known and values else None
+
+    return {
+        **visible,
+        "scope": "teams",
+        "scope_teams": sorted(teams),
+        "used_gpu_hours": summed("used_gpu_hours"),
+        "lost_gpu_hours": summed("lost_gpu_hours"),
+        "wait_p95_by_team": {t: v["wait_p95"] for t, v in sorted(per_team.items())},
+    }

@@ -18,16 +18,26 @@ class WeekSerializer(serializers.ModelSerializer):
         fields = ["week", "built_at"]
 
 
-# Up to 52 weeks, oldest first; admins see every total, members their teams' GPU-hours.
+# Up to 52 weeks, oldest first, in the caller's scope: admins see the cluster's totals
+# (scope "cluster"), members their teams' GPU-hours and each team's own p95 wait ("teams").
 TREND = {
     "type": "array",
     "items": {
         "type": "object",
-        "required": ["week", "visible_gpu_hours", "by_team"],
+        "required": ["week", "visible_gpu_hours", "by_team", "scope"],
         "properties": {
             "week": {"type": "string"},
             "visible_gpu_hours": {"type": "number"},
             "by_team": {"type": "object", "additionalProperties": {"type": "number"}},
+            "scope": {"type": "string", "enum": ["cluster", "teams"]},
+            "scope_teams": {"type": "array", "items": {"type": "string"}},
+            "used_gpu_hours": {"type": "number", "nullable": True},
+            "lost_gpu_hours": {"type": "number", "nullable": True},
+            "wait_p95": {"type": "number", "nullable": True},
+            "wait_p95_by_team": {
+                "type": "object",
+                "additionalProperties": {"type": "number", "nullable": True},
+            },
         },
     },
 }

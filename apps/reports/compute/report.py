@@ -34,7 +34,7 @@ def totals(report: dict) -> dict:
     overall = next((r for r in report["waits"] if r["dimension"] == "all"), {})
     return {
         "gpu_hours": sum(t["received_gpu_hours"] for t in report["fairness"]["teams"]),
-        "used_gpu_hours": sum(u["used_gpu_hours"] for u in report["utilisation"]),
+        "used_gpu_hours": measured_sum(report["utilisation"]),
         "gpu_cost": sum(c["gpu_cost"] for c in report["cost"]["teams"]),
         "preemptions": report["preemption"]["count"],
         "lost_gpu_hours": sum(t["lost_gpu_hours"] for t in report["preemption"]["teams"]),
@@ -42,4 +42,32 @@ def totals(report: dict) -> dict:
         "wait_p95": overall.get("p95"),
         "fragmented_gpu_hours": report["fragmentation"]["fragmented_gpu_hours"],
         "by_team": {t["team"]: t["received_gpu_hours"] for t in report["fairness"]["teams"]},
+        "teams": team_totals(report),
     }
+
+
+def measured_sum(utilisation: list[dict]) -> float | None:
+    """Busy GPU-hours of these rows, or None when DCGM measured none of them (unknown, not 0)."""
+    if not any(u["measured_gpu_hours"] for u in utilisation):
+        return None
+    return sum(u["used_gpu_hours"] for u in utilisation)
+
+
+def team_totals(report: dict) -> dict[str, dict]:
+    """The trend's numbers per team, so a member's trend shows their teams' figures only."""
+    rows: dict[str, dict] = {}
+
+    def row(team: str) -> dict:
+        return rows.setdefault(
+            team,
+            {"used_gpu_hours": None, "lost_gpu_hours": 0.0, "wait_p50": None, "wait_p95": None},
+        )
+
+    for u in report["utilisation"]:  # one row per team
+        row(u["team"])["used_gpu_hours"] = measured_sum([u])
+    for t in report["preemption"]["teams"]:
+        row(t["team"])["lost_gpu_hours"] += t["lost_gpu_hours"]
+    for w in report["waits"]:
+        if w["dimension"] == "team":
+            row(w["key"]).update(wait_p50=w.get("p50"), wait_p95=w.get("p95"))
+    return rows
