@@ -110,7 +110,7 @@ TEMPLATES = [
                 "portal.context_processors.preparing",
             ],
             # Every date on every page goes through ``|when`` (core.dates): one format.
-            "builtins": ["portal.templatetags.dates"],
+            "builtins": ["portal.templatetags.dates", "portal.templatetags.units"],
         },
     },
 ]

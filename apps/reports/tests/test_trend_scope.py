@@ -58,7 +58,8 @@ def test_the_page_says_its_scope_and_draws_every_legend_entry(stored, client, sc
     for trace in chart["data"]:
         assert any(v is not None for v in trace["y"]), trace["name"]
     assert chart["data"][2]["y"] == [pytest.approx(VISION_WAIT)]
-    assert "p95 wait, vision (s)" in page and "whole cluster" not in page
+    assert "p95 wait, vision<" in page and "whole cluster" not in page
+    assert '<span title="600 s">10 min</span>' in page  # 10 min wait, exact in the tooltip
     legend = chart["layout"]["legend"]
     assert legend["yanchor"] == "bottom" and legend["y"] > 1  # above the plot, off the axis title
 
