@@ -59,11 +59,6 @@ def human_money(usd: float | Decimal | None) -> str:
     return f"{'−' if value < 0 else ''}${abs(value):,.2f}"
 
 
-def human_gpu_hours(hours: float | None) -> str:
-    """``1,234.5 GPU-h``."""
-    return NOTHING if hours is None else f"{float(hours):,.1f} GPU-h"
-
-
 def _one_decimal(value: float) -> str:
     """``3.8``, and ``12`` rather than ``12.0``."""
     text = f"{value:.1f}"

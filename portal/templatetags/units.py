@@ -25,7 +25,9 @@ def duration(seconds) -> str:
 def binary_bytes(count) -> str:
     if count is None or count == "":
         return units.NOTHING
-    return format_html('<span title="{}">{}</span>', units.exact_bytes(count), units.human_bytes(count))
+    return format_html(
+        '<span title="{}">{}</span>', units.exact_bytes(count), units.human_bytes(count)
+    )
 
 
 @register.filter
