@@ -14,6 +14,7 @@ from apps.accounts.authentication import token_or_login_required
 from apps.reports import charts, freshness, gaps
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
+from apps.reports.glossary import TERMS
 from apps.reports.models import WeeklyReport
 from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
@@ -99,6 +100,11 @@ def week_json(request: HttpRequest, week: str) -> JsonResponse:
 @token_or_login_required
 def week_csv(request: HttpRequest, week: str) -> StreamingHttpResponse:
     return csv_response(csv_rows(week, scoped_report(request, week)), f"report-{week}.csv")
+
+
+@login_required
+def glossary(request: HttpRequest) -> HttpResponse:
+    return render(request, "reports/glossary.html", {"terms": TERMS})
 
 
 @login_required

@@ -326,6 +326,7 @@ MATRIX: dict[str, list[tuple]] = {
     "report-trend": [("get", "/api/v1/reports/trend/", None, (U, 200, 200, 200, 200, 200))],
     "reports:index": [("get", "/reports/", None, (L, 302, 302, 302, 302, L))],
     "reports:trend": [("get", "/reports/trend/", None, (L, 200, 200, 200, 200, L))],
+    "reports:glossary": [("get", "/reports/glossary/", None, (L, 200, 200, 200, 200, L))],
     "reports:week": [
         ("get", "/reports/{week}/", None, (L, 200, 200, 200, 200, L)),
         ("get", "/reports/2026-W01/", None, (L, 404, 404, 404, 404, L)),

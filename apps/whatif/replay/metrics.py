@@ -33,7 +33,7 @@ class TeamMetrics:
     preemptions: int
     gpu_hours_lost: float
     gpu_hours: float
-    utilisation: float
+    capacity_share: float  # GPU-hours held ÷ capacity × period (not the report's DCGM utilisation)
     received_share: float
     entitled_share: float
 
@@ -113,7 +113,7 @@ def _one_team(team, waits, losses, *, used, used_total, entitled, capacity_ms, s
         preemptions=preemptions,
         gpu_hours_lost=lost_gpu_ms / HOUR_MS,
         gpu_hours=used / HOUR_MS,
-        utilisation=used / capacity_ms,
+        capacity_share=used / capacity_ms,
         received_share=used / used_total,
         entitled_share=entitled,
     )
