@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import QuantityError, format_units, parse_units
 from informer.objects import (
     cluster_queue,
     condition,
@@ -124,7 +124,7 @@ def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phas
 
 def _q(value) -> Decimal:
     try:
-        return parse_quantity(value) if value not in (None, "") else Decimal(0)
+        return parse_units(value) if value not in (None, "") else Decimal(0)
     except QuantityError:
         return Decimal(0)
 
@@ -220,8 +220,8 @@ def pending_reason(
         room = headroom(cq, cluster_queues, need.flavor, need.resource)
         return (
             f"waiting for quota in {cq_name}: needs {need.amount} {need.resource} on "
-            f"{need.flavor}, {format_quantity(room.free)} free, cohort can lend "
-            f"{format_quantity(room.cohort_can_lend)}"
+            f"{need.flavor}, {format_units(room.free)} free, cohort can lend "
+            f"{format_units(room.cohort_can_lend)}"
         )
     if reason == "WaitingForPreemptedWorkloads":
         return "waiting for preempted workloads to release their GPUs"

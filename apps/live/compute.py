@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import QuantityError, format_units, parse_units
 from informer import objects as o
 from informer import workload as wl
 from informer.objects import condition
@@ -22,7 +22,7 @@ Cell = tuple[str, str]  # (flavor, resource)
 
 def _q(text) -> Decimal:
     try:
-        return parse_quantity(text if text not in (None, "") else "0")
+        return parse_units(text if text not in (None, "") else "0")
     except QuantityError:
         return ZERO
 
@@ -190,7 +190,7 @@ def workload_row(workload: dict, cq: str, position: int | None) -> dict:
         "state": state,
         "position": position if state == PENDING else None,
         "waiting_reason": waiting.message if waiting else "",
-        "requests": {k: format_quantity(v) for k, v in sorted(requests(workload).items())},
+        "requests": {k: format_units(v) for k, v in sorted(requests(workload).items())},
         "flavors": flavors_by_pod_set(workload),
     }
 
@@ -272,7 +272,7 @@ def _queue_row(cq: dict, cells: list[QuotaCell], lent_now: dict, listed: list[di
         "reserving_workloads": int(status.get("reservingWorkloads") or 0),
         "admitted_workloads": int(status.get("admittedWorkloads") or 0),
         "flavors": [_cell_row(c, lent_now) for c in cells],
-        "pending_requests": {k: format_quantity(v) for k, v in sorted(pending_demand.items())},
+        "pending_requests": {k: format_units(v) for k, v in sorted(pending_demand.items())},
         "admitted": sorted(
             (w for w in listed if w["state"] != PENDING), key=lambda w: (w["created"], w["name"])
         ),
@@ -285,10 +285,10 @@ def _cell_row(cell: QuotaCell, lent_now: dict) -> dict:
     return {
         "flavor": cell.flavor,
         "resource": cell.resource,
-        "nominal": format_quantity(cell.nominal),
-        "in_use": format_quantity(cell.in_use),
-        "borrowed": format_quantity(cell.borrowed),
-        "lent": format_quantity(lent_amount.quantize(Decimal("0.01")).normalize()),
+        "nominal": format_units(cell.nominal),
+        "in_use": format_units(cell.in_use),
+        "borrowed": format_units(cell.borrowed),
+        "lent": format_units(lent_amount.quantize(Decimal("0.01")).normalize()),
     }
 
 

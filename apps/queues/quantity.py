@@ -1,23 +1,24 @@
 """Quantities as the portal reads and shows them.
 
 Parsing is the admission model's one bounded parser (``kueuemodel.quantity``):
-``parse_quantity`` here is its exact ``Decimal`` reading, so a value a person
-typed is checked by the same rules the model and the simulated cluster use.
-This module adds what only the portal needs: whole-device rules and display.
+the portal counts in whole units as exact ``Decimal`` values (``parse_units``,
+``format_units``), where the admission model counts in integer milli-units
+(``parse_milli``, ``format_milli``). A value a person typed is checked by the
+same rules the model and the simulated cluster use. This module adds what only
+the portal needs: whole-device rules and display.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from kueuemodel import QuantityError
-from kueuemodel import parse_decimal as parse_quantity
+from kueuemodel import QuantityError, parse_units
 
 __all__ = [
     "QuantityError",
-    "format_quantity",
+    "format_units",
     "is_whole_device",
-    "parse_quantity",
+    "parse_units",
     "whole_device_error",
 ]
 
@@ -36,8 +37,8 @@ def whole_device_error(resource: str, value: Decimal) -> str | None:
     return None
 
 
-def format_quantity(value: Decimal) -> str:
-    """A plain decimal for people to read: 64, 0.5, 1.25."""
+def format_units(value: Decimal) -> str:
+    """Whole units as a plain decimal for people to read: 64, 0.5, 1.25."""
     if value == value.to_integral_value():
         return str(int(value))
     return format(value.normalize(), "f")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from apps.queues import kueue
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import QuantityError, format_units, parse_units
 from apps.queues.reconcile.observe import ref
 from apps.queues.reconcile.plan import Change as FieldChange
 from apps.queues.reconcile.plan import Key, merge_patch
@@ -101,7 +101,7 @@ def _flavor_totals(queues: list[dict]) -> dict[str, dict[str, Decimal]]:
 
 def _qty(value) -> Decimal:
     try:
-        return parse_quantity(str(value))
+        return parse_units(str(value))
     except QuantityError:
         return Decimal(0)
 
@@ -112,7 +112,7 @@ def _flavors(result: ImportPlan, flavors: list[dict], queues: list[dict], known:
         name, spec = rf["metadata"]["name"], rf.get("spec") or {}
         if name in known:
             continue
-        capacity = {r: format_quantity(v) for r, v in (totals.get(name) or {}).items()}
+        capacity = {r: format_units(v) for r, v in (totals.get(name) or {}).items()}
         if not capacity:
             capacity = {"nvidia.com/gpu": "0"}
             _note(result, rf, "no queue uses it; imported with a placeholder capacity of 0 GPUs")
