@@ -96,7 +96,7 @@ def sweep_stuck_whatifs_task() -> list[int]:
 @shared_task(soft_time_limit=120, ignore_result=True, expires=600)
 def score_eta_predictions_task() -> int:
     """Compare stored ETAs with the admissions recorded since; returns how many were scored."""
-    from apps.whatif.eta import score_eta_predictions
+    from apps.whatif.start_predictions import score_eta_predictions
 
     return score_eta_predictions()
 

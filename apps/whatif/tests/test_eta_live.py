@@ -18,7 +18,7 @@ from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from apps.whatif.models import EtaPrediction
-from apps.whatif.replay.eta import DEFAULT_RUN_MS
+from apps.whatif.replay.start_estimates import DEFAULT_RUN_MS
 from conftest import api_as
 from core.kube import KubeClient
 
