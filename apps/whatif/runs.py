@@ -1,4 +1,4 @@
-"""Between a stored run and the pure replay core: which replays, on what, and the summary.
+"""A stored run's replays (between the run and the pure replay core): which, on what, summed up.
 
 A run compares policy variants (current, proposed, and with fair sharing each
 queue's weight ±10% on the proposal). Each variant is replayed cohort tree by
