@@ -16,7 +16,7 @@ from apps.queues.models.policy import (
     Team,
     TeamNamespace,
 )
-from apps.queues.models.sync import SyncObject, SyncRun
+from apps.queues.models.sync_state import SyncObject, SyncRun
 
 __all__ = [
     "AuditEntry",
