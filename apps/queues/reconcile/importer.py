@@ -2,7 +2,7 @@
 
 ``translate`` is pure: observed objects in, an ``ImportPlan`` out (what to create
 through the services, plus notes on what the portal cannot represent).
-``services.sync.import_policy`` writes it, so every row is validated and audited.
+``services.cluster_import.import_policy`` writes it, so every row is validated and audited.
 A quantity or priority value the portal cannot read refuses the whole import
 (``InvalidInput`` naming each object and field) before anything is written: read
 as 0, a quota would silently vanish and a flavor's capacity shrink.
