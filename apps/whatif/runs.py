@@ -9,7 +9,7 @@ earlier variant's replay; every replay is a task of its own.
 from __future__ import annotations
 
 from apps.whatif.choices import CURRENT, PROPOSED
-from apps.whatif.history import ms
+from apps.whatif.recorded_trace import ms
 from apps.whatif.replay.contention import first_contention, is_weight_only, weight_note
 from apps.whatif.replay.engine import ReplayResult
 from apps.whatif.replay.fidelity import fidelity, fidelity_by_team, wait_noise_s

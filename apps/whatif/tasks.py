@@ -19,7 +19,7 @@ from celery import group, shared_task
 from django.conf import settings
 from django.dispatch import receiver
 
-from apps.whatif import heartbeat, history, runs, services
+from apps.whatif import heartbeat, recorded_trace, runs, services
 from apps.whatif.choices import ReplayStatus, RunStatus
 from apps.whatif.models import WhatIfRun
 
@@ -66,7 +66,7 @@ def replay_task(run_id: int, key: str) -> str:
 
 @lru_cache(maxsize=2)
 def _cached_trace(run_id: int, created_at, start, end) -> tuple:
-    return tuple(history.load_trace(start, end))
+    return tuple(recorded_trace.load_trace(start, end))
 
 
 def _trace_of(run: WhatIfRun) -> list:

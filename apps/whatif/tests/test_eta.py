@@ -5,7 +5,7 @@ import copy
 import pytest
 
 from apps.queues.reconcile.desired import load_state
-from apps.whatif import history, start_predictions
+from apps.whatif import recorded_trace, start_predictions
 from apps.whatif.policies import policy_objects
 from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import arrivals
@@ -64,7 +64,7 @@ def test_eta_accuracy_is_measured_on_seeded_history(queue, other_queue):
 
 def test_scoring_twice_scores_nothing_new(queue, other_queue):
     assert start_predictions.score_eta_predictions() == 0
-    assert history.first_admissions(set()) == {}
+    assert recorded_trace.first_admissions(set()) == {}
 
 
 def test_eta_of_another_teams_workload_is_forbidden(queue, other_queue, scientist):
