@@ -114,7 +114,7 @@ def record(events: list[tuple[str, dict]], end: datetime) -> tuple[int, int]:
     from django.db import connection
 
     from apps.reports.models import WorkloadRecord, WorkloadTransition
-    from apps.reports.services.history import record_workload_events
+    from apps.reports.services.workload_records import record_workload_events
     from informer.workload import Transition
 
     with connection.cursor() as cursor:  # the scratch database's history, and what hangs off it
