@@ -1,6 +1,6 @@
 """Models of the quota domain, one module per concern."""
 
-from apps.queues.models.demo import DemoSeed
+from apps.queues.models.demo_seed import DemoSeed
 from apps.queues.models.policy import (
     AuditEntry,
     ChangeRequest,
