@@ -10,14 +10,19 @@ the portal needs: whole-device rules and display.
 
 from __future__ import annotations
 
+import logging
 from decimal import Decimal
 
-from kueuemodel import QuantityError, parse_units
+from core.observability.metrics import UNREADABLE_QUANTITIES
+from kueuemodel import QuantityError, parse_units, quantity_value
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "QuantityError",
     "format_units",
     "is_whole_device",
+    "observed_units",
     "parse_units",
     "whole_device_error",
 ]
@@ -42,3 +47,21 @@ def format_units(value: Decimal) -> str:
     if value == value.to_integral_value():
         return str(int(value))
     return format(value.normalize(), "f")
+
+
+def observed_units(value, *, where: str, reader: str) -> Decimal | None:
+    """A quantity the cluster reported, in whole units; an absent one is 0 (none used).
+
+    Read as the API server reads it (``quantity_value``), so a stored value finer than
+    1n is not refused. One it cannot read is logged naming ``where`` (object and field),
+    counted in ``qm_unreadable_quantities_total{reader}`` and returned as None for the
+    caller to skip: never read as 0.
+    """
+    if value in (None, ""):
+        return Decimal(0)
+    try:
+        return quantity_value(value)
+    except QuantityError as exc:
+        log.warning("skipped unreadable quantity %r at %s: %s", value, where, exc)
+        UNREADABLE_QUANTITIES.labels(reader=reader).inc()
+        return None
