@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simcluster.controller import attach  # noqa: E402
-from simcluster.controller.history import export  # noqa: E402
+from simcluster.controller.metrics_history import export  # noqa: E402
 from simcluster.demo import DAY_MS, seed_history  # noqa: E402
 from simcluster.server import SimServer  # noqa: E402
 

@@ -114,7 +114,7 @@ def record(events: list[tuple[str, dict]], end: datetime) -> tuple[int, int]:
     from django.db import connection
 
     from apps.reports.models import WorkloadRecord, WorkloadTransition
-    from apps.reports.services.history import record_workload_events
+    from apps.reports.services.workload_records import record_workload_events
     from informer.workload import Transition
 
     with connection.cursor() as cursor:  # the scratch database's history, and what hangs off it
@@ -131,14 +131,14 @@ def measure(
 ) -> tuple[dict, int, float]:
     """Per team: recorded vs replayed p95 and mean wait, MAE, under the unchanged policy."""
     from apps.queues.reconcile.desired import load_state
-    from apps.whatif import history
+    from apps.whatif import recorded_trace
     from apps.whatif.policies import fair_sharing_enabled, policy_objects
     from apps.whatif.replay.engine import replay
     from apps.whatif.replay.fidelity import fidelity_by_team, wait_pairs
     from apps.whatif.replay.trace import Window
 
-    trace = history.load_trace(start, end)
-    window = Window(history.ms(start), history.ms(end))
+    trace = recorded_trace.load_trace(start, end)
+    window = Window(recorded_trace.ms(start), recorded_trace.ms(end))
     fair = fair_sharing_enabled() if fair_sharing is None else fair_sharing
     objects = policy_objects(load_state(), fair_sharing=fair)
     began = time.perf_counter()

@@ -132,10 +132,22 @@ USES: tuple[Use, ...] = (
     ),
     # --- apps.whatif: start-time predictions from the cluster's current state --------
     *(
-        Use("apps.whatif.eta", KUEUE, kind, ("list",), "current queues and workloads for ETAs")
+        Use(
+            "apps.whatif.start_predictions",
+            KUEUE,
+            kind,
+            ("list",),
+            "current queues and workloads for ETAs",
+        )
         for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
     ),
-    Use("apps.whatif.eta", "", "namespaces", ("list",), "the policy objects the reconciler reads"),
+    Use(
+        "apps.whatif.start_predictions",
+        "",
+        "namespaces",
+        ("list",),
+        "the policy objects the reconciler reads",
+    ),
     # --- apps.jobs: notebooks (StatefulSet + Service) and batch Jobs ----------------
     *(
         Use("apps.jobs.cluster", group, resource, ("create", "delete"), "start and stop")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from kueuemodel import QuantityError, parse_quantity
+from kueuemodel import QuantityError, parse_milli
 
 # Kueue's annotations naming the object a Workload belongs to, when it has no ownerReference.
 OWNER_NAME = "kueue.x-k8s.io/job-owner-name"
@@ -170,7 +170,7 @@ def device_count(value: str | int, resource: str) -> int:
     refused with the rule it breaks, never rounded or read as 0.
     """
     try:
-        milli = parse_quantity(value)
+        milli = parse_milli(value)
     except QuantityError as exc:
         raise QuantityError(f"{resource}: {value!r} {exc}") from None
     if milli % 1000 or milli < 0:

@@ -37,8 +37,8 @@ Quota arithmetic (for "what could this queue ever get")
 
 Values and conventions
   Quantities, the one bounded parser the portal and the simulated cluster share:
-  ``quantity_value`` (a Decimal, as the API server reads it), ``parse_decimal`` (exact, for
-  typed input), ``parse_quantity`` (milli-units), ``format_quantity``, ``QuantityError``
+  ``quantity_value`` (a Decimal, as the API server reads it), ``parse_units`` (exact, for
+  typed input), ``parse_milli`` (milli-units), ``format_milli``, ``QuantityError``
   (its message is the rule broken); ``parse_timestamp`` / ``format_timestamp`` / ``parse_duration`` /
   ``format_duration`` (RFC 3339 and Go durations to and from milliseconds);
   ``QUEUE_LABEL``, ``PRIORITY_LABEL``; ``REQUEUE_BATCH_MS`` (Kueue's requeue batch of
@@ -57,9 +57,9 @@ from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
 from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
 from .quantity import (
     QuantityError,
-    format_quantity,
-    parse_decimal,
-    parse_quantity,
+    format_milli,
+    parse_milli,
+    parse_units,
     quantity_value,
 )
 from .quota import potential_available
@@ -91,13 +91,13 @@ __all__ = [
     "cluster_queue_status",
     "cohort_status",
     "format_duration",
-    "format_quantity",
+    "format_milli",
     "format_timestamp",
     "load_specs",
     "local_queue_status",
-    "parse_decimal",
+    "parse_units",
     "parse_duration",
-    "parse_quantity",
+    "parse_milli",
     "parse_timestamp",
     "pending_workloads",
     "potential_available",

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import model as m
 from .clock import parse_duration, parse_timestamp
-from .quantity import parse_quantity
+from .quantity import parse_milli
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -32,7 +32,7 @@ def _spec(obj: Obj) -> Obj:
 
 def _weight(spec: Obj) -> float:
     weight = (spec.get("fairSharing") or {}).get("weight")
-    return 1.0 if weight is None else parse_quantity(weight) / 1000
+    return 1.0 if weight is None else parse_milli(weight) / 1000
 
 
 def parse_taint(raw: Obj) -> m.Taint:
@@ -57,7 +57,7 @@ def parse_flavor(obj: Obj) -> m.ResourceFlavor:
 
 
 def _optional_quantity(raw: Obj, key: str) -> int | None:
-    return None if raw.get(key) is None else parse_quantity(raw[key])
+    return None if raw.get(key) is None else parse_milli(raw[key])
 
 
 def parse_resource_groups(groups: Any) -> tuple[m.ResourceGroup, ...]:
@@ -68,7 +68,7 @@ def parse_resource_groups(groups: Any) -> tuple[m.ResourceGroup, ...]:
                 name=flavor["name"],
                 resources={
                     res["name"]: m.ResourceQuota(
-                        nominal=parse_quantity(res.get("nominalQuota", 0)),
+                        nominal=parse_milli(res.get("nominalQuota", 0)),
                         borrowing_limit=_optional_quantity(res, "borrowingLimit"),
                         lending_limit=_optional_quantity(res, "lendingLimit"),
                     )
@@ -157,7 +157,7 @@ def parse_node(obj: Obj) -> m.Node:
     return m.Node(
         name=_meta(obj)["name"],
         labels=dict(_meta(obj).get("labels") or {}),
-        allocatable={name: parse_quantity(v) for name, v in resources.items()},
+        allocatable={name: parse_milli(v) for name, v in resources.items()},
         taints=tuple(parse_taint(t) for t in spec.get("taints") or ()),
         unschedulable=bool(spec.get("unschedulable")),
     )
@@ -179,7 +179,7 @@ def _container_requests(container: Obj) -> dict[str, int]:
     resources = container.get("resources") or {}
     # Limits stand in for requests when requests are absent, as in Kubernetes.
     merged = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
-    return {name: parse_quantity(v) for name, v in merged.items()}
+    return {name: parse_milli(v) for name, v in merged.items()}
 
 
 def parse_pod_set(raw: Obj) -> m.PodSet:
@@ -217,7 +217,7 @@ def parse_admission(raw: Obj | None) -> m.Admission | None:
     for psa in raw.get("podSetAssignments") or ():
         flavors = dict(psa.get("flavors") or {})
         usage = {
-            (flavors[res], res): parse_quantity(v)
+            (flavors[res], res): parse_milli(v)
             for res, v in (psa.get("resourceUsage") or {}).items()
             if res in flavors
         }

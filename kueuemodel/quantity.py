@@ -3,9 +3,9 @@
 Readings of the same text, sharing one scanner and one set of bounds:
 
 - ``quantity_value`` — the value as a ``Decimal``, as the API server reads it.
-- ``parse_decimal`` — the exact value as a ``Decimal``, for quantities people and
+- ``parse_units`` — the exact value in whole units as a ``Decimal``, for quantities people and
   clients type (quota edits, capacities, envelopes). Finer than 1n is a rule broken.
-- ``parse_quantity`` — integer milli-units, rounded up like Kubernetes'
+- ``parse_milli`` — integer milli-units, rounded up like Kubernetes'
   ``Quantity.MilliValue``: what the admission model counts with, so quota
   arithmetic stays exact and fast.
 
@@ -62,7 +62,7 @@ class QuantityError(ValueError):
     """The text is not a quantity, or breaks one of the bounds; the message is the rule."""
 
 
-def parse_decimal(value: str | int | float) -> Decimal:
+def parse_units(value: str | int | float) -> Decimal:
     """The exact value of ``value``; raise QuantityError naming the rule it breaks."""
     amount = quantity_value(value)
     if amount % SMALLEST:
@@ -70,7 +70,7 @@ def parse_decimal(value: str | int | float) -> Decimal:
     return amount
 
 
-def parse_quantity(value: str | int | float) -> int:
+def parse_milli(value: str | int | float) -> int:
     """``value`` in milli-units, rounded up like ``Quantity.MilliValue``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return int(quantity_value(value)) * 1000
@@ -123,7 +123,7 @@ def is_binary_resource(resource: str) -> bool:
     )
 
 
-def format_quantity(milli: int, resource: str = "") -> str:
+def format_milli(milli: int, resource: str = "") -> str:
     """Render milli-units the way ``kubectl`` prints a canonical quantity."""
     if milli % 1000:
         return f"{milli}m"

@@ -11,7 +11,7 @@ from typing import Any
 from . import fairsharing
 from . import model as m
 from .clock import format_timestamp
-from .quantity import format_quantity
+from .quantity import format_milli
 from .state import Cluster
 
 
@@ -27,8 +27,8 @@ def _flavor_table(cq: m.ClusterQueue, usage: m.Usage, nominal: m.Usage) -> list[
                 resources.append(
                     {
                         "name": resource,
-                        "total": format_quantity(total, resource),
-                        "borrowed": format_quantity(borrowed, resource),
+                        "total": format_milli(total, resource),
+                        "borrowed": format_milli(borrowed, resource),
                     }
                 )
             table.append({"name": flavor.name, "resources": resources})

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import model as m
 from .clock import format_timestamp
-from .quantity import format_quantity
+from .quantity import format_milli
 
 Text = str | Callable[[], str]
 """A message, or a function that makes it (see ``StatusWriter.pending``)."""
@@ -78,7 +78,7 @@ def admission_dict(admission: m.Admission) -> dict[str, Any]:
                 "name": psa.name,
                 "flavors": dict(psa.flavors),
                 "resourceUsage": {
-                    res: format_quantity(amount, res) for (_, res), amount in psa.usage.items()
+                    res: format_milli(amount, res) for (_, res), amount in psa.usage.items()
                 },
                 "count": psa.count,
             }

@@ -11,7 +11,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 from portal import checks as _checks  # noqa: E402,F401  registers the start-up checks
-from portal.observability import celery as _signals  # noqa: E402,F401  connects the receivers
+from portal.observability import celery_signals  # noqa: E402,F401  connects the receivers
 
 
 @app.on_after_finalize.connect

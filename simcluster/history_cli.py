@@ -16,7 +16,7 @@ from pathlib import Path
 from kueuemodel import parse_duration
 from simcluster.controller import attach
 from simcluster.controller.clock import wall_ms
-from simcluster.controller.history import DAY_MS, export, parse_time
+from simcluster.controller.metrics_history import DAY_MS, export, parse_time
 from simcluster.demo import seed_history
 from simcluster.server import SimServer
 

@@ -7,7 +7,7 @@ class JobsConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.jobs.models import Notebook
-        from apps.jobs.pool import pool_queues
+        from apps.jobs.pool_queue import pool_queues
         from apps.jobs.watch import SUBSCRIBER
         from apps.queues.reconcile.desired import register_queue_provider
         from core.audit import register_private_audit_subject

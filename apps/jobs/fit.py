@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kueuemodel import Cluster, build_quota_tree, load_specs, parse_quantity, potential_available
+from kueuemodel import Cluster, build_quota_tree, load_specs, parse_milli, potential_available
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def capped(ceiling: Ceiling, capacity: str | None) -> Ceiling:
     """The same ceiling, capped by a physical capacity quantity (None: unknown)."""
     if capacity is None:
         return ceiling
-    return Ceiling(ceiling.own, ceiling.borrowable, parse_quantity(capacity) // 1000)
+    return Ceiling(ceiling.own, ceiling.borrowable, parse_milli(capacity) // 1000)
 
 
 def explain(ceiling: Ceiling, *, queue: str, flavor: str) -> str:

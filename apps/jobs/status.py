@@ -13,7 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import format_units, observed_units
 from informer.objects import (
     cluster_queue,
     condition,
@@ -122,11 +122,16 @@ def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phas
 # ----- headroom and pending reasons -------------------------------------------------------
 
 
-def _q(value) -> Decimal:
-    try:
-        return parse_quantity(value) if value not in (None, "") else Decimal(0)
-    except QuantityError:
-        return Decimal(0)
+class _Unreadable(Exception):
+    """A quantity of a ClusterQueue could not be read (already logged and counted)."""
+
+
+def _q(value, cq: dict, field: str) -> Decimal:
+    where = f"ClusterQueue {meta(cq).get('name', '')} {field}"
+    amount = observed_units(value, where=where, reader="job_status")
+    if amount is None:
+        raise _Unreadable(where)
+    return amount
 
 
 def _quota(cq: dict, flavor: str, resource: str) -> dict | None:
@@ -147,7 +152,9 @@ def _usage(cq: dict, flavor: str, resource: str) -> tuple[Decimal, Decimal]:
             continue
         for res in fl.get("resources") or ():
             if res.get("name") == resource:
-                return _q(res.get("total")), _q(res.get("borrowed"))
+                field = f"status.flavorsUsage {flavor}/{resource}"
+                total = _q(res.get("total"), cq, f"{field} total")
+                return total, _q(res.get("borrowed"), cq, f"{field} borrowed")
     return Decimal(0), Decimal(0)
 
 
@@ -162,16 +169,25 @@ class Headroom:
     cohort_can_lend: Decimal
 
 
-def headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headroom:
+def headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headroom | None:
     """Unused nominal quota of ``cq``, and what the rest of its cohort could lend it now.
 
     A member lends what it does not use of its lendable part (``lendingLimit``, or all
     of its nominal quota when unset); whatever the members already borrow is taken
     off, and the result is capped by ``cq``'s own remaining ``borrowingLimit``.
+    None when a quantity it needs cannot be read (logged and counted), not a guess.
     """
+    try:
+        return _headroom(cq, all_cqs, flavor, resource)
+    except _Unreadable:
+        return None
+
+
+def _headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headroom:
+    spec = f"spec {flavor}/{resource}"
     own = _quota(cq, flavor, resource) or {}
     used, borrowed = _usage(cq, flavor, resource)
-    free = max(Decimal(0), _q(own.get("nominalQuota")) - used)
+    free = max(Decimal(0), _q(own.get("nominalQuota"), cq, f"{spec} nominalQuota") - used)
     cohort = _cohort(cq)
     if not cohort:
         return Headroom(free, Decimal(0))
@@ -183,13 +199,15 @@ def headroom(cq: dict, all_cqs: list[dict], flavor: str, resource: str) -> Headr
         borrowed_total += m_borrowed
         if meta(member).get("name") == meta(cq).get("name"):
             continue
-        nominal = _q(quota.get("nominalQuota"))
-        lendable = _q(quota["lendingLimit"]) if quota.get("lendingLimit") else nominal
+        nominal = _q(quota.get("nominalQuota"), member, f"{spec} nominalQuota")
+        lending = quota.get("lendingLimit")
+        lendable = _q(lending, member, f"{spec} lendingLimit") if lending else nominal
         private = nominal - lendable
         spare += max(Decimal(0), lendable - max(Decimal(0), min(m_used, nominal) - private))
     can_lend = max(Decimal(0), spare - borrowed_total)
     if own.get("borrowingLimit") not in (None, ""):
-        can_lend = min(can_lend, max(Decimal(0), _q(own["borrowingLimit"]) - borrowed))
+        limit = _q(own["borrowingLimit"], cq, f"{spec} borrowingLimit")
+        can_lend = min(can_lend, max(Decimal(0), limit - borrowed))
     return Headroom(free, can_lend)
 
 
@@ -218,10 +236,13 @@ def pending_reason(
     cq = next((c for c in cluster_queues if meta(c).get("name") == cq_name), None)
     if reason in ("", "WaitingForQuota", "Pending") and cq is not None:
         room = headroom(cq, cluster_queues, need.flavor, need.resource)
+        wanted = f"waiting for quota in {cq_name}: needs {need.amount} {need.resource} on "
+        if room is None:
+            unknown = "free quota unknown: the queue reports a quantity the portal cannot read"
+            return f"{wanted}{need.flavor} ({unknown})"
         return (
-            f"waiting for quota in {cq_name}: needs {need.amount} {need.resource} on "
-            f"{need.flavor}, {format_quantity(room.free)} free, cohort can lend "
-            f"{format_quantity(room.cohort_can_lend)}"
+            f"{wanted}{need.flavor}, {format_units(room.free)} free, cohort can lend "
+            f"{format_units(room.cohort_can_lend)}"
         )
     if reason == "WaitingForPreemptedWorkloads":
         return "waiting for preempted workloads to release their GPUs"

@@ -10,7 +10,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import services, sync
+from apps.jobs import cluster_sync, services
 from apps.jobs.models import InteractivePool
 from apps.jobs.services import common
 from core import prometheus
@@ -33,25 +33,25 @@ def _cluster_call(task, function, object_id: int) -> str:
 @shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def provision_notebook_task(self, notebook_id: int) -> str:
     """Create a requested notebook's StatefulSet and Service."""
-    return _cluster_call(self, sync.provision_notebook, notebook_id)
+    return _cluster_call(self, cluster_sync.provision_notebook, notebook_id)
 
 
 @shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def teardown_notebook_task(self, notebook_id: int) -> str:
     """Delete an ended notebook's objects."""
-    return _cluster_call(self, sync.teardown_notebook, notebook_id)
+    return _cluster_call(self, cluster_sync.teardown_notebook, notebook_id)
 
 
 @shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def submit_job_task(self, job_id: int) -> str:
     """Create a submitted job's suspended batch/v1 Job."""
-    return _cluster_call(self, sync.create_job, job_id)
+    return _cluster_call(self, cluster_sync.create_job, job_id)
 
 
 @shared_task(bind=True, soft_time_limit=60, max_retries=10)
 def teardown_job_task(self, job_id: int) -> str:
     """Delete a cancelled job's Job (and its pods)."""
-    return _cluster_call(self, sync.teardown_job, job_id)
+    return _cluster_call(self, cluster_sync.teardown_job, job_id)
 
 
 def _queue(task):
@@ -75,7 +75,7 @@ def sync_jobs_status_task() -> dict:
         return {"skipped": "cluster sync disabled"}
     try:
         with KubeClient() as client:
-            return sync.sync_status(client, now=timezone.now())
+            return cluster_sync.sync_status(client, now=timezone.now())
     except KubeError as exc:
         return {"error": exc.describe()}  # the next scheduled run is the retry
 

@@ -6,11 +6,11 @@ this module each batch of their events. From a batch it works out which notebook
 jobs the events concern (the owner of a Workload, the label of a pod; and the queued
 ones of a queue whose Workloads moved, since their positions did), re-reads just those
 from the cluster (``cluster.observe_owners``) and records their status with the
-periodic sync's own code (``sync.record_status``). Only then does the informer save the
+periodic sync's own code (``cluster_sync.record_status``). Only then does the informer save the
 cursors, so a crash in between only replays events, which recompute the same status.
 
 A relist is a moment when anything may have changed unseen: it is followed by one
-level-based pass over everything (``sync.sync_status``) instead of one recompute per
+level-based pass over everything (``cluster_sync.sync_status``) instead of one recompute per
 listed object. The periodic ``sync_jobs_status_task`` stays as the safety net (it
 also re-creates objects whose creation task was lost), and covers what events do
 not carry: headroom a cohort gained elsewhere, a gap between two runs.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import cluster, sync
+from apps.jobs import cluster, cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL
 from apps.jobs.models import BatchJob, Notebook
@@ -82,7 +82,7 @@ def _record(delivery: Delivery, dirty: Dirty, stats: dict) -> None:
     known.update(dirty.workloads)
     if dirty.relisted:
         stats["full_syncs"] += 1
-        counts = sync.sync_status(client, now=now)
+        counts = cluster_sync.sync_status(client, now=now)
     else:
         notebooks, jobs = _rows(dirty)
         if not notebooks and not jobs:
@@ -94,7 +94,7 @@ def _record(delivery: Delivery, dirty: Dirty, stats: dict) -> None:
             workloads=list(dirty.workloads.values()),
         )
         _learn_preemptors(client, observed, known, delivery.memo.setdefault("looked_for", set()))
-        counts = sync.record_status(
+        counts = cluster_sync.record_status(
             client, observed, notebooks, jobs, now=now, workloads_by_uid=known
         )
     stats["recorded"] += counts["notebooks"] + counts["jobs"]
@@ -138,12 +138,14 @@ def _concerns(event: Event, dirty: Dirty) -> None:
 
 def _rows(dirty: Dirty) -> tuple[list[Notebook], list[BatchJob]]:
     """The followed rows the events concern, read now (so with their current version)."""
-    notebooks = sync.followed_notebooks().filter(name__in={n for _, n in dirty.notebooks})
-    queued = sync.followed_notebooks().filter(
+    notebooks = cluster_sync.followed_notebooks().filter(name__in={n for _, n in dirty.notebooks})
+    queued = cluster_sync.followed_notebooks().filter(
         state=NotebookState.QUEUED, pool__name__in=dirty.queues
     )
-    jobs = sync.followed_jobs().filter(name__in={n for _, n in dirty.jobs})
-    queued_jobs = sync.followed_jobs().filter(state=JobState.QUEUED, queue__name__in=dirty.queues)
+    jobs = cluster_sync.followed_jobs().filter(name__in={n for _, n in dirty.jobs})
+    queued_jobs = cluster_sync.followed_jobs().filter(
+        state=JobState.QUEUED, queue__name__in=dirty.queues
+    )
     picked_nb = {nb.pk: nb for nb in notebooks if (nb.namespace, nb.name) in dirty.notebooks}
     picked_nb.update({nb.pk: nb for nb in queued if nb.pk not in picked_nb})
     picked_jobs = {j.pk: j for j in jobs if (j.namespace, j.name) in dirty.jobs}

@@ -11,20 +11,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import format_units, observed_units
 from informer import objects as o
 from informer import workload as wl
 from informer.objects import condition
+from kueuemodel import quantity_value
 
 ZERO = Decimal(0)
 Cell = tuple[str, str]  # (flavor, resource)
 
 
-def _q(text) -> Decimal:
-    try:
-        return parse_quantity(text if text not in (None, "") else "0")
-    except QuantityError:
-        return ZERO
+def _q(value, where: str) -> Decimal | None:
+    """The quantity at ``where`` (object and field); None (logged and counted) if unreadable."""
+    return observed_units(value, where=where, reader="live")
 
 
 _meta, _status = o.meta, o.status
@@ -94,36 +93,48 @@ def quota_cells(cluster_queue: dict) -> list[QuotaCell]:
     """Every (flavor, resource) of a ClusterQueue with its quota and reserved use.
 
     Use is ``status.flavorsReservation`` (quota held by workloads with QuotaReserved, what
-    admission counts), falling back to ``flavorsUsage`` for a Kueue that omits it.
+    admission counts), falling back to ``flavorsUsage`` for a Kueue that omits it. A cell
+    with a quantity that cannot be read is left out (logged and counted), not shown as 0.
     """
     spec, status = cluster_queue.get("spec") or {}, _status(cluster_queue)
-    use: dict[Cell, tuple[Decimal, Decimal]] = {}
+    use: dict[Cell, tuple[Decimal | None, Decimal | None]] = {}
     for flavor in status.get("flavorsReservation") or status.get("flavorsUsage") or ():
         for res in flavor.get("resources") or ():
-            use[(flavor.get("name", ""), res.get("name", ""))] = (
-                _q(res.get("total")),
-                _q(res.get("borrowed")),
+            key = (flavor.get("name", ""), res.get("name", ""))
+            where = f"ClusterQueue {_meta(cluster_queue).get('name', '')} usage {key[0]}/{key[1]}"
+            use[key] = (
+                _q(res.get("total"), f"{where} total"),
+                _q(res.get("borrowed"), f"{where} borrowed"),
             )
     cells = []
     for group in spec.get("resourceGroups") or ():
         for flavor in group.get("flavors") or ():
             for res in flavor.get("resources") or ():
                 key = (flavor.get("name", ""), res.get("name", ""))
-                limit = res.get("lendingLimit")
-                total, borrowed = use.get(key, (ZERO, ZERO))
-                cells.append(
-                    QuotaCell(
-                        queue=_meta(cluster_queue).get("name", ""),
-                        cohort=spec.get("cohortName") or spec.get("cohort") or "",
-                        flavor=key[0],
-                        resource=key[1],
-                        nominal=_q(res.get("nominalQuota")),
-                        lending_limit=None if limit in (None, "") else _q(limit),
-                        in_use=total,
-                        borrowed=borrowed,
-                    )
-                )
+                cell = _cell(cluster_queue, key, res, use.get(key, (ZERO, ZERO)))
+                if cell is not None:
+                    cells.append(cell)
     return cells
+
+
+def _cell(cq: dict, key: Cell, res: dict, use: tuple) -> QuotaCell | None:
+    where = f"ClusterQueue {_meta(cq).get('name', '')} spec {key[0]}/{key[1]}"
+    nominal = _q(res.get("nominalQuota"), f"{where} nominalQuota")
+    limit = res.get("lendingLimit")
+    lending = None if limit in (None, "") else _q(limit, f"{where} lendingLimit")
+    if None in (nominal, *use) or (limit not in (None, "") and lending is None):
+        return None
+    spec = cq.get("spec") or {}
+    return QuotaCell(
+        queue=_meta(cq).get("name", ""),
+        cohort=spec.get("cohortName") or spec.get("cohort") or "",
+        flavor=key[0],
+        resource=key[1],
+        nominal=nominal,
+        lending_limit=lending,
+        in_use=use[0],
+        borrowed=use[1],
+    )
 
 
 # ----- workloads ---------------------------------------------------------------------
@@ -153,13 +164,16 @@ def local_queue_index(local_queues: list[dict]) -> dict[tuple[str, str], str]:
 def requests(workload: dict) -> dict[str, Decimal]:
     """Resource → total requested over all pods of all podSets (containers summed)."""
     total: dict[str, Decimal] = defaultdict(lambda: ZERO)
+    where = f"{_meta(workload).get('namespace', '')}/{_meta(workload).get('name', '')}"
     for pod_set in (workload.get("spec") or {}).get("podSets") or ():
         count = int(pod_set.get("count", 1) or 0)
         pod_spec = (pod_set.get("template") or {}).get("spec") or {}
         for container in pod_spec.get("containers") or ():
             asked = (container.get("resources") or {}).get("requests") or {}
             for name, value in asked.items():
-                total[name] += _q(value) * count
+                amount = _q(value, f"Workload {where} {pod_set.get('name', '')} {name}")
+                if amount is not None:  # unreadable: left out (logged and counted)
+                    total[name] += amount * count
     return dict(total)
 
 
@@ -190,7 +204,7 @@ def workload_row(workload: dict, cq: str, position: int | None) -> dict:
         "state": state,
         "position": position if state == PENDING else None,
         "waiting_reason": waiting.message if waiting else "",
-        "requests": {k: format_quantity(v) for k, v in sorted(requests(workload).items())},
+        "requests": {k: format_units(v) for k, v in sorted(requests(workload).items())},
         "flavors": flavors_by_pod_set(workload),
     }
 
@@ -262,7 +276,7 @@ def _queue_row(cq: dict, cells: list[QuotaCell], lent_now: dict, listed: list[di
     pending_demand: dict[str, Decimal] = defaultdict(lambda: ZERO)
     for w in waiting:
         for resource, amount in w["requests"].items():
-            pending_demand[resource] += _q(amount)
+            pending_demand[resource] += quantity_value(amount)  # our own format_units text
     return {
         "name": _meta(cq).get("name", ""),
         "cohort": cells[0].cohort if cells else ((cq.get("spec") or {}).get("cohortName") or ""),
@@ -272,7 +286,7 @@ def _queue_row(cq: dict, cells: list[QuotaCell], lent_now: dict, listed: list[di
         "reserving_workloads": int(status.get("reservingWorkloads") or 0),
         "admitted_workloads": int(status.get("admittedWorkloads") or 0),
         "flavors": [_cell_row(c, lent_now) for c in cells],
-        "pending_requests": {k: format_quantity(v) for k, v in sorted(pending_demand.items())},
+        "pending_requests": {k: format_units(v) for k, v in sorted(pending_demand.items())},
         "admitted": sorted(
             (w for w in listed if w["state"] != PENDING), key=lambda w: (w["created"], w["name"])
         ),
@@ -285,10 +299,10 @@ def _cell_row(cell: QuotaCell, lent_now: dict) -> dict:
     return {
         "flavor": cell.flavor,
         "resource": cell.resource,
-        "nominal": format_quantity(cell.nominal),
-        "in_use": format_quantity(cell.in_use),
-        "borrowed": format_quantity(cell.borrowed),
-        "lent": format_quantity(lent_amount.quantize(Decimal("0.01")).normalize()),
+        "nominal": format_units(cell.nominal),
+        "in_use": format_units(cell.in_use),
+        "borrowed": format_units(cell.borrowed),
+        "lent": format_units(lent_amount.quantize(Decimal("0.01")).normalize()),
     }
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import Http404
 
-from apps.live import compute, fetch, history, story
+from apps.live import compute, fetch, story
+from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.queues.models import TeamNamespace
 from core.kube import KubeError
 from core.permissions import is_admin
@@ -74,7 +75,7 @@ def workload_detail(user, namespace: str, name: str) -> dict:
         return {**_state(taken), "workload": None}
     # The recorder's history keeps preemptions past the Events' hour and names preemptors
     # that are gone.
-    of, by = history.recorded_preemptions(found["metadata"].get("uid", ""))
+    of, by = recorded_preemptions(found["metadata"].get("uid", ""))
     named = story.named_preemptors(found, events + of)
     page = story.workload_page(
         found,
@@ -83,6 +84,6 @@ def workload_detail(user, namespace: str, name: str) -> dict:
         local_queues=taken.local_queues,
         preempted_events=preempted_events + by,
         namespaces=namespaces,
-        known=history.recorded_workloads(named),
+        known=recorded_workloads(named),
     )
     return {**_state(taken), "workload": page}

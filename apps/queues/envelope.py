@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from apps.queues.quantity import format_quantity, parse_quantity
+from apps.queues.quantity import format_units, parse_units
 from apps.queues.snapshots import quota_key
 
 ADMIN_ONLY_FIELDS = {"cohort": "cohort", "stop_policy": "stop policy"}
@@ -104,7 +104,7 @@ def _admin_only_breaches(current: dict, proposed: dict) -> list[str]:
 
 
 def _weight_breaches(current: dict, proposed: dict, envelope: EnvelopeSpec) -> list[str]:
-    old, new = parse_quantity(current["fair_weight"]), parse_quantity(proposed["fair_weight"])
+    old, new = parse_units(current["fair_weight"]), parse_units(proposed["fair_weight"])
     if old == new:
         return []
     low = envelope.min_weight if envelope.min_weight is not None else min(old, new)
@@ -112,7 +112,7 @@ def _weight_breaches(current: dict, proposed: dict, envelope: EnvelopeSpec) -> l
     if low <= new <= high:
         return []
     return [
-        f"fair-sharing weight {format_quantity(new)} is outside the envelope "
+        f"fair-sharing weight {format_units(new)} is outside the envelope "
         f"[{_fmt(envelope.min_weight)}, {_fmt(envelope.max_weight)}]"
     ]
 
@@ -121,14 +121,14 @@ def _quota_breaches(before: dict | None, quota: dict, envelope: EnvelopeSpec) ->
     key = (quota["flavor"], quota["resource"])
     label = f"{quota['flavor']}/{quota['resource']}"
     max_nominal, max_borrowing = envelope.limits.get(key, (None, None))
-    nominal = parse_quantity(quota["nominal"])
-    old_nominal = parse_quantity(before["nominal"]) if before else Decimal(0)
+    nominal = parse_units(quota["nominal"])
+    old_nominal = parse_units(before["nominal"]) if before else Decimal(0)
     breaches = []
     if nominal > old_nominal and nominal > (
         max_nominal if max_nominal is not None else old_nominal
     ):
         breaches.append(
-            f"nominal quota {format_quantity(nominal)} for {label} exceeds the envelope "
+            f"nominal quota {format_units(nominal)} for {label} exceeds the envelope "
             f"maximum of {_fmt(max_nominal, 'no increase')}"
         )
     borrowing = _limit(quota.get("borrowing_limit"))
@@ -146,10 +146,10 @@ def _quota_breaches(before: dict | None, quota: dict, envelope: EnvelopeSpec) ->
 
 
 def _limit(value: str | None) -> Decimal:
-    return UNLIMITED if value in (None, "") else parse_quantity(value)
+    return UNLIMITED if value in (None, "") else parse_units(value)
 
 
 def _fmt(value: Decimal | None, missing: str = "unset") -> str:
     if value is None:
         return missing
-    return "unlimited" if value == UNLIMITED else format_quantity(value)
+    return "unlimited" if value == UNLIMITED else format_units(value)

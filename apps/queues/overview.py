@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from apps.queues.quantity import format_quantity, parse_quantity
+from apps.queues.quantity import format_units, parse_units
 
 
 @dataclass(frozen=True)
@@ -35,20 +35,20 @@ def capacity_rows(capacities: list[tuple[str, str, str]], quotas: list[dict]) ->
     lendable: dict[tuple[str, str], Decimal] = {}
     for quota in quotas:
         key = (quota["flavor"], quota["resource"])
-        amount = parse_quantity(quota["nominal"])
+        amount = parse_units(quota["nominal"])
         nominal[key] = nominal.get(key, Decimal(0)) + amount
         if quota["in_cohort"]:
             lends = (
                 amount
                 if quota.get("lending_limit") in (None, "")
-                else parse_quantity(quota["lending_limit"])
+                else parse_units(quota["lending_limit"])
             )
             lendable[key] = lendable.get(key, Decimal(0)) + min(lends, amount)
     return [
         CapacityRow(
             flavor,
             resource,
-            parse_quantity(capacity),
+            parse_units(capacity),
             nominal.get((flavor, resource), Decimal(0)),
             lendable.get((flavor, resource), Decimal(0)),
         )
@@ -67,7 +67,7 @@ def chart_data(rows: list[CapacityRow]) -> dict:
             "x": labels,
             "y": [float(v) for v in values],
             "marker": {"color": color},
-            "text": [format_quantity(v) for v in values],
+            "text": [format_units(v) for v in values],
         }
 
     return {

@@ -1,23 +1,29 @@
 """Quantities as the portal reads and shows them.
 
 Parsing is the admission model's one bounded parser (``kueuemodel.quantity``):
-``parse_quantity`` here is its exact ``Decimal`` reading, so a value a person
-typed is checked by the same rules the model and the simulated cluster use.
-This module adds what only the portal needs: whole-device rules and display.
+the portal counts in whole units as exact ``Decimal`` values (``parse_units``,
+``format_units``), where the admission model counts in integer milli-units
+(``parse_milli``, ``format_milli``). A value a person typed is checked by the
+same rules the model and the simulated cluster use. This module adds what only
+the portal needs: whole-device rules and display.
 """
 
 from __future__ import annotations
 
+import logging
 from decimal import Decimal
 
-from kueuemodel import QuantityError
-from kueuemodel import parse_decimal as parse_quantity
+from core.observability.metrics import UNREADABLE_QUANTITIES
+from kueuemodel import QuantityError, parse_units, quantity_value
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "QuantityError",
-    "format_quantity",
+    "format_units",
     "is_whole_device",
-    "parse_quantity",
+    "observed_units",
+    "parse_units",
     "whole_device_error",
 ]
 
@@ -36,8 +42,26 @@ def whole_device_error(resource: str, value: Decimal) -> str | None:
     return None
 
 
-def format_quantity(value: Decimal) -> str:
-    """A plain decimal for people to read: 64, 0.5, 1.25."""
+def format_units(value: Decimal) -> str:
+    """Whole units as a plain decimal for people to read: 64, 0.5, 1.25."""
     if value == value.to_integral_value():
         return str(int(value))
     return format(value.normalize(), "f")
+
+
+def observed_units(value, *, where: str, reader: str) -> Decimal | None:
+    """A quantity the cluster reported, in whole units; an absent one is 0 (none used).
+
+    Read as the API server reads it (``quantity_value``), so a stored value finer than
+    1n is not refused. One it cannot read is logged naming ``where`` (object and field),
+    counted in ``qm_unreadable_quantities_total{reader}`` and returned as None for the
+    caller to skip: never read as 0.
+    """
+    if value in (None, ""):
+        return Decimal(0)
+    try:
+        return quantity_value(value)
+    except QuantityError as exc:
+        log.warning("skipped unreadable quantity %r at %s: %s", value, where, exc)
+        UNREADABLE_QUANTITIES.labels(reader=reader).inc()
+        return None

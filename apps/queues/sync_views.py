@@ -70,6 +70,9 @@ def cluster_import(request: HttpRequest) -> HttpResponse:
     except KubeError as exc:
         messages.error(request, exc.describe())
         return redirect("queues:cluster-sync")
+    except DomainError as exc:  # a value the portal cannot read: nothing was imported
+        show_error(request, exc)
+        return redirect("queues:cluster-sync")
     imported = plan.as_dict()
     messages.success(request, f"Imported queues: {', '.join(imported['queues']) or 'none'}.")
     for note in imported["not_represented"] + problems:

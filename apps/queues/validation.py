@@ -22,8 +22,8 @@ from apps.queues.choices import (
 from apps.queues.names import dns_label_error
 from apps.queues.quantity import (
     QuantityError,
-    format_quantity,
-    parse_quantity,
+    format_units,
+    parse_units,
     whole_device_error,
 )
 
@@ -99,7 +99,7 @@ def _check_choices(proposal: dict, findings: Findings) -> None:
 def _quantity(value: Any, path: str, findings: Findings, resource: str = "") -> Decimal | None:
     """Parse a quantity of ``resource``; record syntax, sign and whole-device problems."""
     try:
-        parsed = parse_quantity(value)
+        parsed = parse_units(value)
     except QuantityError as exc:
         findings.add(path, str(exc))
         return None
@@ -185,7 +185,7 @@ def _check_limits(quota: dict, path: str, nominal, in_cohort: bool, findings: Fi
         if limit == "lending_limit" and exceeds:
             findings.add(
                 f"{path}.lending_limit",
-                f"must not exceed the nominal quota ({format_quantity(nominal)})",
+                f"must not exceed the nominal quota ({format_units(nominal)})",
             )
 
 
@@ -195,8 +195,8 @@ def _check_capacity(flavor, resource, nominal, path, catalog: PolicyCatalog, fin
     if total > capacity:
         findings.add_capacity(
             f"{path}.nominal",
-            f"sum of nominal quotas for {flavor}/{resource} would be {format_quantity(total)}, "
-            f"above the physical capacity of {format_quantity(capacity)}",
+            f"sum of nominal quotas for {flavor}/{resource} would be {format_units(total)}, "
+            f"above the physical capacity of {format_units(capacity)}",
         )
 
 

@@ -16,7 +16,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from apps.queues.models import FlavorCapacity, QuotaEntry
-from apps.queues.quantity import parse_quantity
+from apps.queues.quantity import parse_units
 from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
@@ -147,11 +147,11 @@ def quotas() -> list[QueueQuota]:
             team=e.queue.team.slug if e.queue.team else "",
             cohort=e.queue.cohort.name if e.queue.cohort else "",
             flavor=e.flavor.name,
-            nominal=float(parse_quantity(e.nominal)),
+            nominal=float(parse_units(e.nominal)),
             lending_limit=None
             if e.lending_limit in (None, "")
-            else float(parse_quantity(e.lending_limit)),
-            weight=float(parse_quantity(e.queue.fair_weight)),
+            else float(parse_units(e.lending_limit)),
+            weight=float(parse_units(e.queue.fair_weight)),
         )
         for e in entries
         if is_gpu_resource(e.resource)
@@ -162,9 +162,7 @@ def capacity() -> dict[str, float]:
     totals: dict[str, float] = {}
     for c in FlavorCapacity.objects.select_related("flavor"):
         if is_gpu_resource(c.resource):
-            totals[c.flavor.name] = totals.get(c.flavor.name, 0.0) + float(
-                parse_quantity(c.capacity)
-            )
+            totals[c.flavor.name] = totals.get(c.flavor.name, 0.0) + float(parse_units(c.capacity))
     return totals
 
 

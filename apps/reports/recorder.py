@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from apps.reports import kueue_events, services
 from apps.reports.choices import GapCause
-from apps.reports.services.history import OBJECT_EVENTS
+from apps.reports.services.workload_records import OBJECT_EVENTS
 from core.kube import KubeClient, KubeError
 from informer import cursors
 from informer.kinds import EVENT

@@ -15,7 +15,7 @@ from django.utils import timezone
 from apps.queues import services as queue_services
 from apps.queues.models import FlavorCapacity, Queue
 from apps.queues.proposals import check_proposal_shape
-from apps.queues.quantity import parse_quantity
+from apps.queues.quantity import parse_units
 from apps.queues.services.policy import Preview
 from apps.whatif import policies
 from apps.whatif.choices import CURRENT, PROPOSED, ReplayStatus, RunStatus
@@ -122,7 +122,7 @@ def _previews_or_raise(queues: list[Queue], draft: policies.Draft, actor) -> dic
 
 def _capacity_gpus() -> float:
     rows = FlavorCapacity.objects.values_list("resource", "capacity")
-    return float(sum((parse_quantity(c) for r, c in rows if is_gpu(r)), Decimal(0)))
+    return float(sum((parse_units(c) for r, c in rows if is_gpu(r)), Decimal(0)))
 
 
 @transaction.atomic

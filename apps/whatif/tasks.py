@@ -1,6 +1,6 @@
 """Celery entry points: fan a run's replays out (a group, one replay per task), then gather.
 
-A replay is one cohort tree under one policy variant (``apps.whatif.replays``),
+A replay is one cohort tree under one policy variant (``apps.whatif.runs``),
 so even a single draft spreads over as many workers as the cluster has trees.
 
 The gather is counted in the database rather than with a chord, so it needs no
@@ -19,7 +19,7 @@ from celery import group, shared_task
 from django.conf import settings
 from django.dispatch import receiver
 
-from apps.whatif import heartbeat, history, replays, services
+from apps.whatif import heartbeat, recorded_trace, runs, services
 from apps.whatif.choices import ReplayStatus, RunStatus
 from apps.whatif.models import WhatIfRun
 
@@ -30,7 +30,7 @@ def start_whatif_task(run_id: int) -> None:
     run = WhatIfRun.objects.filter(pk=run_id, status__in=RunStatus.active_values()).first()
     if run is None:
         return
-    pending = services.plan_replays(run, replays.replay_keys(run))
+    pending = services.plan_replays(run, runs.replay_keys(run))
     if pending:
         group(replay_task.s(run_id, key) for key in pending).apply_async()
     else:
@@ -53,7 +53,7 @@ def replay_task(run_id: int, key: str) -> str:
     started = time.monotonic()
     try:
         with heartbeat.beating(run_id, key):
-            result = replays.compute_replay(run, key, _trace_of(run))
+            result = runs.compute_replay(run, key, _trace_of(run))
     except Exception as exc:
         services.fail_whatif(run, f"replay {key} failed: {exc}")
         raise
@@ -66,7 +66,7 @@ def replay_task(run_id: int, key: str) -> str:
 
 @lru_cache(maxsize=2)
 def _cached_trace(run_id: int, created_at, start, end) -> tuple:
-    return tuple(history.load_trace(start, end))
+    return tuple(recorded_trace.load_trace(start, end))
 
 
 def _trace_of(run: WhatIfRun) -> list:
@@ -84,7 +84,7 @@ def finish_whatif_task(run_id: int) -> None:
     if any(r.status != ReplayStatus.DONE for r in rows.values()):
         services.fail_whatif(run, "not every replay finished")
         return
-    services.finish_whatif(run, replays.summarize(run, rows, _trace_of(run)))
+    services.finish_whatif(run, runs.summarize(run, rows, _trace_of(run)))
 
 
 @shared_task(soft_time_limit=60, ignore_result=True)
@@ -96,7 +96,7 @@ def sweep_stuck_whatifs_task() -> list[int]:
 @shared_task(soft_time_limit=120, ignore_result=True, expires=600)
 def score_eta_predictions_task() -> int:
     """Compare stored ETAs with the admissions recorded since; returns how many were scored."""
-    from apps.whatif.eta import score_eta_predictions
+    from apps.whatif.start_predictions import score_eta_predictions
 
     return score_eta_predictions()
 

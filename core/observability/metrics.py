@@ -87,6 +87,13 @@ NOTEBOOK_CULLS = Counter(
     "qm_notebook_culls_total", "Notebooks stopped by the portal, by reason.", ("reason",)
 )
 
+UNREADABLE_QUANTITIES = Counter(
+    "qm_unreadable_quantities_total",
+    "Quantities the cluster reported that the portal could not read and skipped "
+    "(never read as 0), by reader (live, job_status).",
+    ("reader",),
+)
+
 NOTIFICATIONS_SENT = Counter(
     "qm_notifications_sent_total",
     "Notifications delivered, by channel (email, webhook) and kind.",

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from kueuemodel.clock import format_timestamp, parse_duration, parse_timestamp
 from kueuemodel.quantity import (
     QuantityError,
-    format_quantity,
-    parse_decimal,
-    parse_quantity,
+    format_milli,
+    parse_milli,
+    parse_units,
     quantity_value,
 )
 from kueuemodel.quota import (
@@ -53,13 +53,13 @@ CELL = ("default", "cpu")
     ],
 )
 def test_it_parses_quantities_to_milli_units(text, milli):
-    assert parse_quantity(text) == milli
+    assert parse_milli(text) == milli
 
 
 @pytest.mark.parametrize("text", ["", "abc", "1.2.3", "5 Gi", "1KB"])
 def test_it_rejects_non_quantities(text):
     with pytest.raises(QuantityError):
-        parse_quantity(text)
+        parse_milli(text)
 
 
 @pytest.mark.parametrize(
@@ -72,28 +72,28 @@ def test_it_rejects_non_quantities(text):
     ],
 )
 def test_every_reading_is_bounded_and_names_the_rule(text, rule):
-    for reading in (parse_quantity, parse_decimal, quantity_value):
+    for reading in (parse_milli, parse_units, quantity_value):
         with pytest.raises(QuantityError, match=re.escape(rule)):
             reading(text)
 
 
 def test_a_value_finer_than_one_nano_is_rounded_up_but_refused_as_typed_input():
     assert quantity_value("0.0000000001") == Decimal("1E-10")
-    assert parse_quantity("0.0000000001") == 1  # MilliValue rounds up
+    assert parse_milli("0.0000000001") == 1  # MilliValue rounds up
     with pytest.raises(QuantityError, match="no finer than 1n"):
-        parse_decimal("0.0000000001")
-    assert parse_decimal("1.5") == Decimal("1.5")
+        parse_units("0.0000000001")
+    assert parse_units("1.5") == Decimal("1.5")
 
 
 @given(st.integers(min_value=0, max_value=10**15))
 def test_formatting_round_trips(milli):
     for resource in ("cpu", "memory"):
-        assert parse_quantity(format_quantity(milli, resource)) == milli
+        assert parse_milli(format_milli(milli, resource)) == milli
 
 
 def test_it_formats_memory_with_binary_suffixes():
-    assert format_quantity(parse_quantity("64Gi"), "memory") == "64Gi"
-    assert format_quantity(parse_quantity("1500m"), "cpu") == "1500m"
+    assert format_milli(parse_milli("64Gi"), "memory") == "64Gi"
+    assert format_milli(parse_milli("1500m"), "cpu") == "1500m"
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from typing import Any
 
 from .clock import REAL, VIRTUAL, SimClock
 from .controller import Controller
-from .history import history_route
-from .hooks import clock_route, metrics_route
+from .http_routes import clock_route, metrics_route
+from .metrics_history import history_route
 
 VIRTUAL_POLL_SECONDS = 0.05
 

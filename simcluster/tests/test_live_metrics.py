@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from simcluster.controller.history import export
+from simcluster.controller.metrics_history import export
 from simcluster.tests.conftest import wait_until
 from simcluster.tests.live_helpers import NS, admitted, advance, gpu_job, job_pods, setup_cluster
 

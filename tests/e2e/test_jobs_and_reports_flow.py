@@ -10,7 +10,7 @@ import re
 import pytest
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
@@ -27,7 +27,7 @@ def sync_until(check):
 
     def attempt():
         with KubeClient() as client:
-            sync.sync_status(client, now=timezone.now())
+            cluster_sync.sync_status(client, now=timezone.now())
         return check()
 
     return wait_until(attempt, timeout=60, interval=0.2)
@@ -44,7 +44,7 @@ def test_a_scientist_requests_a_notebook_and_sees_it_become_ready(page, live_ser
     notebook = Notebook.objects.get(owner=scientist)
 
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
     page.reload()
     assert page.locator("h1 .badge").inner_text() == "Queued"
     assert "Queued" in page.locator(".panel").first.inner_text()
@@ -80,14 +80,14 @@ def test_a_scientist_submits_a_job_and_reads_why_it_waits(page, live_server, sci
     page.wait_for_url(re.compile(r".*/jobs/\d+/$"))
     holder = BatchJob.objects.get(owner=scientist)
     with KubeClient() as client:
-        assert sync.create_job(client, holder.pk) == "created"
+        assert cluster_sync.create_job(client, holder.pk) == "created"
     sync_until(lambda: BatchJob.objects.get(pk=holder.pk).state != JobState.QUEUED)
 
     submit_in_browser(page, live_server.url, 8, 2)
     page.wait_for_url(re.compile(r".*/jobs/\d+/$"))
     job = BatchJob.objects.exclude(pk=holder.pk).get(owner=scientist)
     with KubeClient() as client:
-        assert sync.create_job(client, job.pk) == "created"
+        assert cluster_sync.create_job(client, job.pk) == "created"
     waiting = "waiting for quota in vision"
     sync_until(lambda: waiting in BatchJob.objects.get(pk=job.pk).pending_reason)
     page.reload()

@@ -81,7 +81,7 @@ def test_a_victim_sees_who_preempted_it(page, live_server, vision):
 
 def test_a_job_page_follows_its_state_without_a_reload(page, live_server, scientist, request):
     """The page is open while the job goes from submitted to running in the cluster."""
-    from apps.jobs import sync
+    from apps.jobs import cluster_sync
     from apps.jobs.choices import JobState
     from apps.jobs.models import BatchJob
     from apps.jobs.services import JobRequest, Principal, submit_job
@@ -102,8 +102,8 @@ def test_a_job_page_follows_its_state_without_a_reload(page, live_server, scient
 
     def running():  # the test plays the worker: create the Job, sync its status
         with KubeClient() as client:
-            sync.create_job(client, job.pk)
-            sync.sync_status(client, now=timezone.now())
+            cluster_sync.create_job(client, job.pk)
+            cluster_sync.sync_status(client, now=timezone.now())
         return BatchJob.objects.get(pk=job.pk).state == JobState.RUNNING
 
     wait_until(running, timeout=60, interval=0.3)

@@ -7,7 +7,7 @@ from datetime import UTC
 import pytest
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.tests.conftest import pool, sim, tiers  # noqa: F401 (fixtures)
@@ -32,7 +32,7 @@ def step(page, key: str) -> str:
 def synced_until(notebook_pk: int, state: str) -> None:
     def attempt():
         with KubeClient() as client:
-            sync.sync_status(client, now=timezone.now())
+            cluster_sync.sync_status(client, now=timezone.now())
         return Notebook.objects.get(pk=notebook_pk).state == state
 
     wait_until(attempt, timeout=60, interval=0.2)
@@ -52,7 +52,7 @@ def test_progress_open_renew_and_a_confirmed_stop(page, live_server, scientist, 
     assert step(page, 0) == "step current"  # queued: its objects are being created
 
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
     page.reload()
     assert [step(page, i) for i in range(4)] == [
         "step done", "step current", "step todo", "step todo"

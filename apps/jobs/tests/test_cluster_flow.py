@@ -3,7 +3,7 @@
 import pytest
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 def synced(model, pk, *states):
     def check():
         with KubeClient() as client:
-            sync.sync_status(client, now=timezone.now())
+            cluster_sync.sync_status(client, now=timezone.now())
         obj = model.objects.get(pk=pk)
         return obj if obj.state in states else None
 
@@ -59,8 +59,8 @@ def test_a_notebook_goes_from_requested_to_ready(sim, pool, queue, scientist):
     notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
 
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
-        assert sync.provision_notebook(client, notebook.pk) == "skipped"  # safe twice
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "skipped"  # safe twice
 
     with sim.client() as kube:
         from apps.jobs.cluster import SERVICE, STATEFULSET
@@ -84,9 +84,9 @@ def test_stopping_deletes_the_objects(sim, pool, queue, scientist):
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
     with KubeClient() as client:
-        sync.provision_notebook(client, notebook.pk)
+        cluster_sync.provision_notebook(client, notebook.pk)
         stop_notebook(notebook, actor=Principal(scientist))
-        assert sync.teardown_notebook(client, notebook.pk) == "deleted"
+        assert cluster_sync.teardown_notebook(client, notebook.pk) == "deleted"
     with sim.client() as kube:
         assert kube.get(STATEFULSET, notebook.name, "team-vision") is None
 
@@ -107,7 +107,7 @@ def test_jobs_queue_with_a_position_and_a_plain_reason(sim, pool, queue, scienti
         )
         job, _ = submit_job(scientist, request, actor=Principal(scientist))
         with KubeClient() as client:
-            assert sync.create_job(client, job.pk) == "created"
+            assert cluster_sync.create_job(client, job.pk) == "created"
         jobs.append(job)
 
     # Creation timestamps tie within a second, so which three get quota is Kueue's call.

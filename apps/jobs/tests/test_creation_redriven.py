@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
 from apps.jobs.models import Notebook
@@ -27,10 +27,12 @@ def test_a_notebook_whose_creation_task_was_lost_is_created_by_the_sync(
     notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
 
     with KubeClient() as client:
-        sync.sync_status(client, now=timezone.now())
+        cluster_sync.sync_status(client, now=timezone.now())
         with sim.client() as kube:
             assert kube.get(STATEFULSET, notebook.name, "team-vision") is None  # still its task's
-        sync.sync_status(client, now=timezone.now() + sync.STUCK_AFTER + timedelta(seconds=1))
+        cluster_sync.sync_status(
+            client, now=timezone.now() + cluster_sync.STUCK_AFTER + timedelta(seconds=1)
+        )
 
     with sim.client() as kube:
         assert kube.get(STATEFULSET, notebook.name, "team-vision") is not None

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
 from apps.jobs.demo import adopt_seeded_notebooks
@@ -44,7 +44,7 @@ def test_the_idle_notebook_is_alices_since_it_was_created(demo_cluster):
 
     def ready():
         with KubeClient() as client:
-            sync.sync_status(client, now=timezone.now())
+            cluster_sync.sync_status(client, now=timezone.now())
         return Notebook.objects.filter(state=NotebookState.READY).first()
 
     notebook = wait_until(ready, timeout=60, interval=0.2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.cluster import JOB, STATEFULSET
 from apps.jobs.models import BatchJob, Notebook
@@ -52,8 +52,8 @@ def test_creation_refuses_a_row_that_names_a_protected_namespace(sim, pool, scie
     notebook = Notebook.objects.get(pk=response.json()["id"])
     Notebook.objects.filter(pk=notebook.pk).update(namespace="kube-system")  # a legacy row
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "refused"
-        assert sync.teardown_notebook(client, notebook.pk) == "skipped"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "refused"
+        assert cluster_sync.teardown_notebook(client, notebook.pk) == "skipped"
     with sim.client() as kube:
         assert kube.get(STATEFULSET, notebook.name, "kube-system") is None
     notebook.refresh_from_db()
@@ -70,7 +70,7 @@ def test_job_creation_refuses_a_row_that_names_a_protected_namespace(
     job = BatchJob.objects.get(pk=response.json()["id"])
     BatchJob.objects.filter(pk=job.pk).update(namespace="kube-system")  # a legacy row
     with KubeClient() as client:
-        assert sync.create_job(client, job.pk) == "refused"
+        assert cluster_sync.create_job(client, job.pk) == "refused"
     with sim.client() as kube:
         assert kube.get(JOB, job.name, "kube-system") is None
     job.refresh_from_db()

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
@@ -38,7 +38,7 @@ def _train(user, name: str, *, seconds: int, tier: str):
     )
     job, _ = submit_job(user, request, actor=Principal(user))
     with KubeClient() as client:
-        assert sync.create_job(client, job.pk) == "created"
+        assert cluster_sync.create_job(client, job.pk) == "created"
     return job
 
 

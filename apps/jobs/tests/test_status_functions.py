@@ -2,6 +2,8 @@
 
 from decimal import Decimal
 
+from prometheus_client import REGISTRY
+
 from apps.jobs import status as st
 
 
@@ -43,6 +45,25 @@ def test_borrowing_already_done_and_the_borrowing_limit_count():
     other = cq("nlp", "16", "0")
     room = st.headroom(mine, [mine, other], "h100", "nvidia.com/gpu")
     assert room == st.Headroom(Decimal(0), Decimal(2))
+
+
+def _unreadable_count() -> float:
+    labels = {"reader": "job_status"}
+    return REGISTRY.get_sample_value("qm_unreadable_quantities_total", labels) or 0.0
+
+
+def test_a_quantity_it_cannot_read_leaves_headroom_unknown_not_zero(caplog):
+    mine, other = cq("vision", "16", "16"), cq("nlp", "abc", "4")
+    before = _unreadable_count()
+    assert st.headroom(mine, [mine, other], "h100", "nvidia.com/gpu") is None
+    assert _unreadable_count() == before + 1
+    assert "ClusterQueue nlp spec h100/nvidia.com/gpu nominalQuota" in caplog.text
+    pending = {"metadata": {"name": "wl"}, "spec": {"queueName": "vision"}}
+    need = st.Need("h100", "nvidia.com/gpu", 2)
+    assert st.pending_reason(pending, [], [mine, other], need) == (
+        "waiting for quota in vision: needs 2 nvidia.com/gpu on h100 "
+        "(free quota unknown: the queue reports a quantity the portal cannot read)"
+    )
 
 
 def test_a_preemption_names_the_preemptor_and_its_reason():

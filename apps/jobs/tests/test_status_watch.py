@@ -12,7 +12,7 @@ import redis
 from django.conf import settings
 from django.db import connection
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
 from apps.jobs.cluster import POD, STATEFULSET
 from apps.jobs.models import BatchJob, JobEvent, Notebook
@@ -73,7 +73,7 @@ def new_notebook(user) -> Notebook:
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     notebook = request_notebook(user, spec, actor=Principal(user)).record
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
     return notebook
 
 
@@ -123,7 +123,7 @@ def test_a_notebook_whose_objects_vanish_fails_with_the_reason(sim, pool, queue,
         with sim.client() as kube:
             kube.delete(STATEFULSET, notebook.name, notebook.namespace)
         failed = wait_until(in_state(Notebook, notebook.pk, NotebookState.FAILED), timeout=60)
-    assert failed.state_reason == sync.DELETED
+    assert failed.state_reason == cluster_sync.DELETED
 
 
 def train(user, i: int, seconds: int = 3600, tier: str = "") -> BatchJob:
@@ -139,7 +139,7 @@ def train(user, i: int, seconds: int = 3600, tier: str = "") -> BatchJob:
     )
     job, _ = submit_job(user, request, actor=Principal(user))
     with KubeClient() as client:
-        assert sync.create_job(client, job.pk) == "created"
+        assert cluster_sync.create_job(client, job.pk) == "created"
     return job
 
 
@@ -174,7 +174,7 @@ def test_queued_jobs_move_up_when_the_one_ahead_is_admitted(sim, pool, queue, sc
         holder = admitted()[0]
         cancel_job(holder, actor=Principal(scientist))
         with KubeClient() as client:
-            sync.teardown_job(client, holder.pk)
+            cluster_sync.teardown_job(client, holder.pk)
         # The head is admitted (its own events); the other's position follows its queue's.
         wait_until(lambda: queued_positions() == [0], timeout=60)
 

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState
 from apps.jobs.models import BatchJob
 from apps.jobs.services import JobRequest, Principal, submit_job
@@ -29,7 +29,7 @@ def test_jobs_created_during_a_full_pass_are_not_taken_for_deleted(
         try:
             with KubeClient() as client:
                 while submitting.is_set() or not passes["n"]:
-                    sync.sync_status(client, now=timezone.now())
+                    cluster_sync.sync_status(client, now=timezone.now())
                     passes["n"] += 1
         finally:
             connection.close()
@@ -48,7 +48,7 @@ def test_jobs_created_during_a_full_pass_are_not_taken_for_deleted(
                     sim_duration_seconds=3600,
                 )
                 job, _ = submit_job(scientist, request, actor=Principal(scientist))
-                assert sync.create_job(client, job.pk) == "created"
+                assert cluster_sync.create_job(client, job.pk) == "created"
     finally:
         submitting.clear()
         syncer.join(timeout=120)

@@ -2,6 +2,8 @@
 
 from decimal import Decimal
 
+from prometheus_client import REGISTRY
+
 from apps.live import compute, story
 
 
@@ -52,6 +54,33 @@ def test_the_private_part_is_used_first():
     """nominal 10, lendingLimit 4 → 6 private; using 8 takes 2 of the lendable 4: 2 idle."""
     (cell,) = compute.quota_cells(cq("p", "co", "10", "8", "0", lending_limit="4"))
     assert (cell.lendable, cell.idle_lendable) == (4, 2)
+
+
+def _unreadable_count() -> float:
+    labels = {"reader": "live"}
+    return REGISTRY.get_sample_value("qm_unreadable_quantities_total", labels) or 0.0
+
+
+def test_a_cell_with_a_quantity_it_cannot_read_is_left_out_not_shown_as_zero(caplog):
+    queue = cq("odd", "co", "8", "2", "0")
+    a100 = {"name": "a100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "lots"}]}
+    queue["spec"]["resourceGroups"][0]["flavors"].append(a100)
+    before = _unreadable_count()
+    (cell,) = compute.quota_cells(queue)
+    assert (cell.flavor, cell.nominal, cell.in_use) == ("h100", 8, 2)
+    assert _unreadable_count() == before + 1
+    assert "ClusterQueue odd spec a100/nvidia.com/gpu nominalQuota" in caplog.text
+
+
+def test_a_request_it_cannot_read_is_left_out_of_the_total():
+    """2 pods × 8 GPUs = 16; the unreadable memory request is not counted as 0 memory."""
+    job = workload("j")
+    job["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"][
+        "memory"
+    ] = "big"
+    before = _unreadable_count()
+    assert compute.requests(job) == {"nvidia.com/gpu": Decimal(16)}
+    assert _unreadable_count() == before + 1
 
 
 def workload(name, *, ns="team-a", queue="a", priority=0, created="2026-01-01T00:00:00Z",

@@ -5,7 +5,8 @@ import copy
 
 import pytest
 
-from apps.live import history, story
+from apps.live import story
+from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.reports import services
 from apps.reports.tests.history import iso, life
 
@@ -38,9 +39,9 @@ def recorded():
 
 
 def test_the_history_names_both_sides(recorded):
-    of, by = history.recorded_preemptions("uid-victim")
+    of, by = recorded_preemptions("uid-victim")
     assert [e["message"] for e in of] == [MESSAGE] and by == []
-    of, by = history.recorded_preemptions("uid-boss")
+    of, by = recorded_preemptions("uid-boss")
     assert of == []
     assert [(e["involvedObject"]["name"], e["lastTimestamp"][:19]) for e in by] == [
         ("victim", iso(T0 + 600)[:19])
@@ -49,15 +50,15 @@ def test_the_history_names_both_sides(recorded):
 
 def test_a_gone_victim_and_a_gone_preemptor_are_still_in_the_story(recorded):
     victim, boss = recorded
-    _, by = history.recorded_preemptions("uid-boss")
+    _, by = recorded_preemptions("uid-boss")
     page = story.workload_page(boss, events=[], workloads=[boss], local_queues=[],
                                preempted_events=by, namespaces={"team-vision"})  # fmt: skip
     assert [(v["name"], v["exists"]) for v in page["preempted"]] == [("victim", False)]
 
-    of, _ = history.recorded_preemptions("uid-victim")
+    of, _ = recorded_preemptions("uid-victim")
     page = story.workload_page(
         victim, events=of, workloads=[victim], local_queues=[], preempted_events=[],
-        namespaces={"team-vision"}, known=history.recorded_workloads({"uid-boss"}),
+        namespaces={"team-vision"}, known=recorded_workloads({"uid-boss"}),
     )  # fmt: skip
     (by_boss,) = page["preempted_by"]
     assert by_boss["preemptor"]["name"] == "boss" and by_boss["at"].startswith(iso(T0 + 600)[:19])

@@ -1,6 +1,6 @@
 """Models of the quota domain, one module per concern."""
 
-from apps.queues.models.demo import DemoSeed
+from apps.queues.models.demo_seed import DemoSeed
 from apps.queues.models.policy import (
     AuditEntry,
     ChangeRequest,
@@ -16,7 +16,7 @@ from apps.queues.models.policy import (
     Team,
     TeamNamespace,
 )
-from apps.queues.models.sync import SyncObject, SyncRun
+from apps.queues.models.sync_state import SyncObject, SyncRun
 
 __all__ = [
     "AuditEntry",

@@ -6,7 +6,7 @@ from django.conf import settings
 
 from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, TeamNamespace
 from apps.queues.reconcile.importer import ImportPlan, read_cluster, take_ownership, translate
-from apps.queues.services import sync
+from apps.queues.services import cluster_import
 from core.kube import KubeClient
 from core.namespaces import protected_patterns
 
@@ -31,8 +31,8 @@ def import_from_cluster(*, actor, take_ownership_of_objects: bool) -> tuple[Impo
             namespace_teams=namespace_teams,
             protected=protected_patterns(),
         )
-        problems = sync.import_policy(plan, actor=actor)
+        problems = cluster_import.import_policy(plan, actor=actor)
         if take_ownership_of_objects:
             take_ownership(kube, version, plan.keys)
-            problems += sync.adopt_imported_namespaces(plan, actor=actor)
+            problems += cluster_import.adopt_imported_namespaces(plan, actor=actor)
     return plan, problems

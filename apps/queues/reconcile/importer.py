@@ -2,7 +2,10 @@
 
 ``translate`` is pure: observed objects in, an ``ImportPlan`` out (what to create
 through the services, plus notes on what the portal cannot represent).
-``services.sync.import_policy`` writes it, so every row is validated and audited.
+``services.cluster_import.import_policy`` writes it, so every row is validated and audited.
+A quantity or priority value the portal cannot read refuses the whole import
+(``InvalidInput`` naming each object and field) before anything is written: read
+as 0, a quota would silently vanish and a flavor's capacity shrink.
 With ``take_ownership`` the imported objects then get our managed-by label;
 without it the reconciler keeps reporting them as ``blocked`` and never writes.
 """
@@ -13,10 +16,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from apps.queues import kueue
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import QuantityError, format_units, parse_units
 from apps.queues.reconcile.observe import ref
 from apps.queues.reconcile.plan import Change as FieldChange
 from apps.queues.reconcile.plan import Key, merge_patch
+from core.errors import InvalidInput
 from core.kube import KubeClient
 from core.namespaces import matches
 
@@ -57,7 +61,11 @@ def translate(
 ) -> ImportPlan:
     """What to import. ``known`` names what the portal already has (kept as is);
     ``namespace_teams`` maps namespaces that already belong to a team; LocalQueues in
-    ``protected`` namespaces (patterns) are left out: no team gets such a namespace."""
+    ``protected`` namespaces (patterns) are left out: no team gets such a namespace.
+    Raises ``InvalidInput`` naming every unreadable value (see ``unreadable_values``)."""
+    errors = unreadable_values(cluster)
+    if errors:
+        raise InvalidInput(errors)
     result = ImportPlan()
     queues = cluster[kueue.CLUSTER_QUEUE]
     _flavors(result, cluster[kueue.RESOURCE_FLAVOR], queues, known["flavors"])
@@ -70,6 +78,45 @@ def translate(
             continue
         _queue(result, cq, locals_by_cq.get(cq["metadata"]["name"], []), namespace_teams)
     return result
+
+
+QUANTITY_EXAMPLE = 'e.g. "12", "500m" or "64Gi"'
+PRIORITY_RULE = "must be a whole number such as 1000"
+
+
+def unreadable_values(cluster: dict[str, list[dict]]) -> dict[str, list[str]]:
+    """Every quantity and priority value the import would read, keyed by
+    ``<Kind> <name> <field path>``, mapped to the rule it breaks; empty if all read."""
+    errors: dict[str, list[str]] = {}
+    for obj in cluster[kueue.CLUSTER_QUEUE] + cluster[kueue.COHORT]:
+        for path, value in _quantity_fields(obj.get("spec") or {}):
+            try:
+                parse_units(str(value))
+            except QuantityError as exc:
+                errors[_where(obj, path)] = [f"{value!r} {exc} ({QUANTITY_EXAMPLE})"]
+    for wpc in cluster[kueue.WORKLOAD_PRIORITY_CLASS]:
+        value = wpc.get("value", 0)
+        if isinstance(value, bool) or not isinstance(value, int):
+            errors[_where(wpc, "value")] = [f"{value!r} {PRIORITY_RULE}"]
+    return errors
+
+
+def _quantity_fields(spec: dict):
+    """(field path, value) of every quantity in a ClusterQueue's or Cohort's spec."""
+    weight = (spec.get("fairSharing") or {}).get("weight")
+    if weight is not None:
+        yield "spec.fairSharing.weight", weight
+    for g, group in enumerate(spec.get("resourceGroups") or []):
+        for f, flavor in enumerate(group.get("flavors") or []):
+            for r, res in enumerate(flavor.get("resources") or []):
+                where = f"spec.resourceGroups[{g}].flavors[{f}].resources[{r}]"
+                for key in ("nominalQuota", "borrowingLimit", "lendingLimit"):
+                    if res.get(key) is not None:
+                        yield f"{where}.{key}", res[key]
+
+
+def _where(obj: dict, path: str) -> str:
+    return f"{obj['kind']} {obj['metadata']['name']} {path}"
 
 
 def _in_protected(result: ImportPlan, lq: dict, protected: tuple[str, ...]) -> bool:
@@ -95,15 +142,15 @@ def _flavor_totals(queues: list[dict]) -> dict[str, dict[str, Decimal]]:
             for flavor in group.get("flavors") or []:
                 per = totals.setdefault(flavor["name"], {})
                 for res in flavor.get("resources") or []:
-                    per[res["name"]] = per.get(res["name"], Decimal(0)) + _qty(res["nominalQuota"])
+                    per[res["name"]] = per.get(res["name"], Decimal(0)) + _units(
+                        res["nominalQuota"]
+                    )
     return totals
 
 
-def _qty(value) -> Decimal:
-    try:
-        return parse_quantity(str(value))
-    except QuantityError:
-        return Decimal(0)
+def _units(value) -> Decimal:
+    # Read after unreadable_values passed: never a QuantityError here.
+    return parse_units(str(value))
 
 
 def _flavors(result: ImportPlan, flavors: list[dict], queues: list[dict], known: set[str]):
@@ -112,7 +159,7 @@ def _flavors(result: ImportPlan, flavors: list[dict], queues: list[dict], known:
         name, spec = rf["metadata"]["name"], rf.get("spec") or {}
         if name in known:
             continue
-        capacity = {r: format_quantity(v) for r, v in (totals.get(name) or {}).items()}
+        capacity = {r: format_units(v) for r, v in (totals.get(name) or {}).items()}
         if not capacity:
             capacity = {"nvidia.com/gpu": "0"}
             _note(result, rf, "no queue uses it; imported with a placeholder capacity of 0 GPUs")
@@ -247,7 +294,7 @@ def _quotas(groups: list[dict]) -> list[dict]:
     for group in groups:
         for flavor in group.get("flavors") or []:
             for res in flavor.get("resources") or []:
-                if _qty(res.get("nominalQuota", 0)) == 0 and not res.get("borrowingLimit"):
+                if _units(res.get("nominalQuota", 0)) == 0 and not res.get("borrowingLimit"):
                     continue  # the "0" filler Kueue needs for every covered resource
                 quotas.append(
                     {

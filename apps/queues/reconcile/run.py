@@ -16,7 +16,7 @@ from apps.queues.reconcile.apply import Outcome, apply
 from apps.queues.reconcile.coordination import coordinator
 from apps.queues.reconcile.desired import desired_objects, load_namespace_rules
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
-from apps.queues.services import sync
+from apps.queues.services import reconcile_records
 from core.kube import KubeClient, KubeError
 from core.observability import metrics
 
@@ -90,13 +90,15 @@ def _run(trigger: str, client, make_plan, fingerprint: str = "") -> Summary:
         with client or KubeClient() as kube:
             outcomes = apply(kube, make_plan(kube), settings.KUEUE_API_VERSION)
     except KubeError as exc:
-        sync.record_reconcile_failure(trigger=trigger, started_at=started, error=exc.describe())
+        reconcile_records.record_reconcile_failure(
+            trigger=trigger, started_at=started, error=exc.describe()
+        )
         metrics.record_reconcile_failure(trigger, time.perf_counter() - clock)
         raise
     summary = summarize(outcomes)
     drift = [o.action.kind for o in outcomes if o.ok and o.action.drift]
     metrics.record_reconcile(trigger, time.perf_counter() - clock, summary.errors, drift)
-    sync.record_reconcile(
+    reconcile_records.record_reconcile(
         outcomes,
         version=settings.KUEUE_API_VERSION,
         trigger=trigger,

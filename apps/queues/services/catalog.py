@@ -30,8 +30,8 @@ from apps.queues.names import (
 )
 from apps.queues.quantity import (
     QuantityError,
-    format_quantity,
-    parse_quantity,
+    format_units,
+    parse_units,
     whole_device_error,
 )
 from apps.queues.taints import taint_problems, toleration_problems
@@ -70,7 +70,7 @@ def _quantity(
     if optional and value in (None, ""):
         return None
     try:
-        parsed = parse_quantity(value)
+        parsed = parse_units(value)
     except QuantityError as exc:
         errors.add(path, str(exc))
         return None
@@ -269,16 +269,14 @@ def _check_taints(errors: _Errors, taints: Any, tolerations: Any) -> None:
 def _check_capacity_not_below_quotas(errors: _Errors, flavor, parsed: dict[str, Decimal]) -> None:
     totals: dict[str, Decimal] = {}
     for quota in QuotaEntry.objects.filter(flavor=flavor):
-        totals[quota.resource] = totals.get(quota.resource, Decimal(0)) + parse_quantity(
-            quota.nominal
-        )
+        totals[quota.resource] = totals.get(quota.resource, Decimal(0)) + parse_units(quota.nominal)
     for resource, total in totals.items():
         if resource not in parsed:
             errors.add("capacity", f"queues still hold quota for {resource}; keep its capacity")
         elif parsed[resource] < total:
             errors.add(
                 f"capacity.{resource}",
-                f"queues hold {format_quantity(total)} of nominal quota, above the new capacity; "
+                f"queues hold {format_units(total)} of nominal quota, above the new capacity; "
                 "give a capacity override reason to save anyway",
             )
 

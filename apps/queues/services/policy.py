@@ -23,7 +23,7 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.proposals import check_proposal_shape
-from apps.queues.quantity import QuantityError, parse_quantity
+from apps.queues.quantity import QuantityError, parse_units
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
@@ -64,7 +64,7 @@ class Preview:
 def load_catalog(*, excluding_queue: Queue | None) -> PolicyCatalog:
     capacity: dict[str, dict[str, Decimal]] = {}
     for row in FlavorCapacity.objects.select_related("flavor"):
-        capacity.setdefault(row.flavor.name, {})[row.resource] = parse_quantity(row.capacity)
+        capacity.setdefault(row.flavor.name, {})[row.resource] = parse_units(row.capacity)
     for name in ResourceFlavor.objects.values_list("name", flat=True):
         capacity.setdefault(name, {})
     others: dict[tuple[str, str], Decimal] = {}
@@ -73,7 +73,7 @@ def load_catalog(*, excluding_queue: Queue | None) -> PolicyCatalog:
         quotas = quotas.exclude(queue=excluding_queue)
     for quota in quotas:
         key = (quota.flavor.name, quota.resource)
-        others[key] = others.get(key, Decimal(0)) + parse_quantity(quota.nominal)
+        others[key] = others.get(key, Decimal(0)) + parse_units(quota.nominal)
     cohorts = frozenset(Cohort.objects.values_list("name", flat=True))
     return PolicyCatalog(capacity=capacity, cohorts=cohorts, others_nominal=others)
 
@@ -89,7 +89,7 @@ def envelope_for(team: Team | None) -> EnvelopeSpec | None:
         max_weight=_optional_quantity(envelope.max_weight),
         limits={
             (limit.flavor.name, limit.resource): (
-                parse_quantity(limit.max_nominal),
+                parse_units(limit.max_nominal),
                 _optional_quantity(limit.max_borrowing),
             )
             for limit in envelope.limits.all()
@@ -98,7 +98,7 @@ def envelope_for(team: Team | None) -> EnvelopeSpec | None:
 
 
 def _optional_quantity(value: str | None) -> Decimal | None:
-    return None if value in (None, "") else parse_quantity(value)
+    return None if value in (None, "") else parse_units(value)
 
 
 def normalize_proposal(current: dict[str, Any], proposal: dict[str, Any]) -> dict[str, Any]:

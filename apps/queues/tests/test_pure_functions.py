@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
-from apps.queues.quantity import QuantityError, format_quantity, parse_quantity
+from apps.queues.quantity import QuantityError, format_units, parse_units
 from apps.queues.snapshots import apply_changes, diff
 
 
@@ -23,17 +23,17 @@ from apps.queues.snapshots import apply_changes, diff
     ],
 )
 def test_quantities_parse_exactly(text, value):
-    assert parse_quantity(text) == value
+    assert parse_units(text) == value
 
 
 @pytest.mark.parametrize("text", ["", "eight", "8 GPUs", "1Gb", "--1", "1.2.3", None])
 def test_bad_quantities_name_the_rule(text):
     with pytest.raises(QuantityError, match="Kubernetes quantity"):
-        parse_quantity(text)
+        parse_units(text)
 
 
 def test_quantities_format_for_people():
-    assert [format_quantity(Decimal(x)) for x in ("64", "0.5", "1.250")] == ["64", "0.5", "1.25"]
+    assert [format_units(Decimal(x)) for x in ("64", "0.5", "1.250")] == ["64", "0.5", "1.25"]
 
 
 def snap(weight="1", quotas=()):

@@ -1,9 +1,9 @@
 """Every write of the reports domain. Views, API, admin, commands and tasks call these."""
 
-from apps.reports.services.gaps import record_history_gap
-from apps.reports.services.history import mark_vanished, record_workload_events
+from apps.reports.services.history_gaps import record_history_gap
 from apps.reports.services.snapshots import build_weekly_report
 from apps.reports.services.usage import set_gpu_price, store_usage
+from apps.reports.services.workload_records import mark_vanished, record_workload_events
 
 __all__ = [
     "build_weekly_report",

@@ -6,8 +6,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 
 from apps.queues.api.serializers import ChangeRequestSerializer
-from apps.whatif import eta as eta_service
-from apps.whatif import services
+from apps.whatif import services, start_predictions
 from apps.whatif.api import serializers as s
 from apps.whatif.models import WhatIfRun
 from core.kube import KubeError
@@ -59,7 +58,7 @@ def eta(request):
     query.is_valid(raise_exception=True)
     namespace, workload = query.validated_data["namespace"], query.validated_data["workload"]
     try:
-        answer = eta_service.predict_start(namespace, workload, actor=request.user)
+        answer = start_predictions.predict_start(namespace, workload, actor=request.user)
     except KubeError as exc:
         # A prediction is advice: without the cluster there is none, and that is the answer.
         return Response(

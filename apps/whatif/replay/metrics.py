@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from apps.queues.quantity import parse_quantity
+from apps.queues.quantity import parse_units
 from apps.whatif.replay.engine import ReplayResult
 from apps.whatif.replay.stats import mean, percentile
 from apps.whatif.replay.trace import TraceWorkload, is_gpu
@@ -67,7 +67,7 @@ def entitlements(queues: list[dict]) -> dict[str, float]:
 
 
 def _number(quantity: str | None) -> float:
-    return float(parse_quantity(quantity)) if quantity not in (None, "") else 0.0
+    return float(parse_units(quantity)) if quantity not in (None, "") else 0.0
 
 
 def team_metrics(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, dataclass
 
-from apps.queues.quantity import parse_quantity
+from apps.queues.quantity import parse_units
 
 NUDGE = 0.10
 NUDGES = ("+", "-")
@@ -36,7 +36,7 @@ def nudged_objects(objects: list[dict], queue: str, sign: str) -> list[dict]:
         if obj.get("kind") == "ClusterQueue" and obj["metadata"]["name"] == queue:
             obj = copy.deepcopy(obj)
             fair = obj["spec"].setdefault("fairSharing", {})
-            weight = float(parse_quantity(fair.get("weight", "1")))
+            weight = float(parse_units(fair.get("weight", "1")))
             fair["weight"] = f"{round(weight * factor * 1000)}m"
         nudged.append(obj)
     return nudged

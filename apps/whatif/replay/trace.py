@@ -1,6 +1,6 @@
 """The replay input: recorded workloads as plain, frozen records (times in epoch ms).
 
-Nothing here knows where the history came from; ``apps.whatif.history`` builds
+Nothing here knows where the history came from; ``apps.whatif.recorded_trace`` builds
 these from the reports tables, tests build them from an engine run.
 """
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.tests.cluster import shared_database_url
-from apps.reports.services.history import record_workload_events
+from apps.reports.services.workload_records import record_workload_events
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.replay.synthetic import Load, synthetic_trace
 from kueuemodel import Simulation

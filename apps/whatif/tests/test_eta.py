@@ -5,9 +5,9 @@ import copy
 import pytest
 
 from apps.queues.reconcile.desired import load_state
-from apps.whatif import eta, history
+from apps.whatif import recorded_trace, start_predictions
 from apps.whatif.policies import policy_objects
-from apps.whatif.replay import eta as engine_eta
+from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import arrivals
 from apps.whatif.tests.conftest import history_trace, record_history
 from conftest import api_as
@@ -25,7 +25,7 @@ def _cluster_at(objects, trace, at_ms):
     return [
         copy.deepcopy(w)
         for w in sim.workloads()
-        if not engine_eta.is_reserved(w) or not _finished(w)
+        if not start_estimates.is_reserved(w) or not _finished(w)
     ]
 
 
@@ -39,30 +39,32 @@ def test_eta_accuracy_is_measured_on_seeded_history(queue, other_queue):
     objects = policy_objects(load_state(), fair_sharing=False)
     trace = history_trace(per_day=150)
     record_history(objects, trace)
-    runs = engine_eta.expected_runs(trace)
+    runs = start_estimates.expected_runs(trace)
     now_ms = trace[0].created_ms + 14 * HOUR_MS
     cluster = [w for w in _cluster_at(objects, trace, now_ms) if not _finished(w)]
     queued = [
-        engine_eta.with_run_time(
-            w, engine_eta.expected_run(runs, w["spec"]["queueName"], 2), now_ms
+        start_estimates.with_run_time(
+            w, start_estimates.expected_run(runs, w["spec"]["queueName"], 2), now_ms
         )
         for w in cluster
     ]
-    starts = engine_eta.predict_starts(objects, queued, now_ms=now_ms, horizon_ms=48 * HOUR_MS)
+    starts = start_estimates.predict_starts(objects, queued, now_ms=now_ms, horizon_ms=48 * HOUR_MS)
     assert starts, "the seeded day leaves work queued at the prediction time"
     by_key = {f"{w['metadata']['namespace']}/{w['metadata']['name']}": w for w in cluster}
     for key, start in starts.items():
-        eta.record_prediction(by_key[key], _at(start))
-    assert eta.score_eta_predictions() == len([s for s in starts.values() if s is not None])
-    accuracy = eta.eta_accuracy()
+        start_predictions.record_prediction(by_key[key], _at(start))
+    assert start_predictions.score_eta_predictions() == len(
+        [s for s in starts.values() if s is not None]
+    )
+    accuracy = start_predictions.eta_accuracy()
     assert accuracy["scored"] > 0
     # Median run times instead of the real ones: close, not exact.
     assert 0 <= accuracy["median_abs_error_s"] < 6 * 3600
 
 
 def test_scoring_twice_scores_nothing_new(queue, other_queue):
-    assert eta.score_eta_predictions() == 0
-    assert history.first_admissions(set()) == {}
+    assert start_predictions.score_eta_predictions() == 0
+    assert recorded_trace.first_admissions(set()) == {}
 
 
 def test_eta_of_another_teams_workload_is_forbidden(queue, other_queue, scientist):

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 import pytest
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.models import BatchJob
 from apps.jobs.services import (
     JobRequest,
@@ -18,7 +18,7 @@ from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from apps.whatif.models import EtaPrediction
-from apps.whatif.replay.eta import DEFAULT_RUN_MS
+from apps.whatif.replay.start_estimates import DEFAULT_RUN_MS
 from conftest import api_as
 from core.kube import KubeClient
 
@@ -37,7 +37,7 @@ def _submit(scientist, i: int) -> BatchJob:
     )
     job, _ = submit_job(scientist, request, actor=Principal(scientist))
     with KubeClient() as client:
-        assert sync.create_job(client, job.pk) == "created"
+        assert cluster_sync.create_job(client, job.pk) == "created"
     return job
 
 
@@ -92,7 +92,7 @@ def test_a_notebook_is_found_by_its_own_name(sim, pool, queue, scientist):
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     notebook = request_notebook(scientist, spec, actor=Principal(scientist)).record
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
 
     def admitted():
         answer = _eta(scientist, notebook)

@@ -9,7 +9,7 @@ so three later 64-GPU jobs were never admitted in the replay.
 from datetime import UTC, datetime, timedelta
 
 from apps.reports.models import WorkloadRecord, WorkloadTransition
-from apps.whatif.history import trace_workload
+from apps.whatif.recorded_trace import trace_workload
 from informer.workload import Transition
 
 T0 = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 from apps.queues import kueue
 from apps.reports.models import WorkloadRecord, WorkloadTransition
-from apps.whatif.history import FlavorInfo, trace_workload
 from apps.whatif.policies import policy_objects
+from apps.whatif.recorded_trace import FlavorInfo, trace_workload
 from apps.whatif.replay.engine import replay
 from apps.whatif.replay.trace import PodSetSpec, Window
 from informer.workload import Transition

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from apps.queues.models import AuditEntry
-from apps.whatif import replays, services
+from apps.whatif import runs, services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
 from conftest import api_as
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def running(queue, other_queue, admin):
     run = services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin)
-    services.plan_replays(run, replays.replay_keys(run))
+    services.plan_replays(run, runs.replay_keys(run))
     return run
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from apps.queues.reconcile.desired import load_state
-from apps.whatif import history, services
+from apps.whatif import recorded_trace, services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
 from apps.whatif.policies import policy_objects
@@ -27,7 +27,7 @@ def _run(admin, draft, django_capture_on_commit_callbacks):
 
 def test_the_adapter_reads_back_the_recorded_history(recorded):
     run_start = min(w.created_ms for w in recorded)
-    trace = {w.name: w for w in history.load_trace(*_window(recorded))}
+    trace = {w.name: w for w in recorded_trace.load_trace(*_window(recorded))}
     assert len(trace) == len(recorded)
     first = recorded[0]
     assert trace[first.name].work_ms == first.work_ms

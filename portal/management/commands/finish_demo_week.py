@@ -18,8 +18,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from apps.jobs.cluster_sync import sync_status
 from apps.jobs.demo import adopt_seeded_notebooks
-from apps.jobs.sync import sync_status
 from apps.reports.catchup import wait_for_history
 from apps.reports.compute.weeks import week_of
 from apps.reports.services.snapshots import build_weekly_report

@@ -8,7 +8,13 @@ from django.core.management.base import BaseCommand, CommandError
 
 from apps.accounts.models import User
 from apps.queues.reconcile.brownfield import import_from_cluster
+from core.errors import InvalidInput
 from core.kube import KubeError
+
+
+def refusal(exc: InvalidInput) -> str:
+    lines = [f"{where}: {'; '.join(rules)}" for where, rules in exc.errors.items()]
+    return "nothing imported; the cluster holds values the portal cannot read:\n" + "\n".join(lines)
 
 
 class Command(BaseCommand):
@@ -39,5 +45,7 @@ class Command(BaseCommand):
             )
         except KubeError as exc:
             raise CommandError(exc.describe()) from None
+        except InvalidInput as exc:
+            raise CommandError(refusal(exc)) from None
         report = {**plan.as_dict(), "failed": problems, "took_ownership": take_ownership}
         self.stdout.write(json.dumps(report, indent=2))

@@ -1,6 +1,6 @@
 """What the reconciler last did to each cluster object, and a record of each run.
 
-Written only by ``apps.queues.services.sync``; read by the queue page, the
+Written only by ``apps.queues.services.reconcile_records``; read by the queue page, the
 cluster sync page and the reconciler itself (``applied`` is how it tells drift
 from a policy change).
 """

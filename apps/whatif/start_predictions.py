@@ -16,9 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.reconcile.observe import observe
-from apps.whatif import history
+from apps.whatif import recorded_trace
 from apps.whatif.models import EtaPrediction
-from apps.whatif.replay import eta as engine_eta
+from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
 from core import permissions
@@ -89,9 +89,9 @@ def _find(workloads: list[dict], namespace: str, name: str) -> dict | None:
 def _predict(objects: list[dict], workloads: list[dict], target: dict) -> datetime | None:
     now = timezone.now()
     now_ms = round(now.timestamp() * 1000)
-    runs = engine_eta.expected_runs(history.load_trace(now - timedelta(days=28), now))
-    prepared = [engine_eta.with_run_time(w, _expected(runs, w), now_ms) for w in workloads]
-    starts = engine_eta.predict_starts(
+    runs = start_estimates.expected_runs(recorded_trace.load_trace(now - timedelta(days=28), now))
+    prepared = [start_estimates.with_run_time(w, _expected(runs, w), now_ms) for w in workloads]
+    starts = start_estimates.predict_starts(
         objects, prepared, now_ms=now_ms, horizon_ms=int(HORIZON.total_seconds() * 1000)
     )
     meta = target["metadata"]
@@ -101,7 +101,7 @@ def _predict(objects: list[dict], workloads: list[dict], target: dict) -> dateti
 
 def _expected(runs: dict, workload: dict) -> int:
     gpus = sum(o.gpus(workload).values())
-    return engine_eta.expected_run(runs, o.queue_name(workload), gpus)
+    return start_estimates.expected_run(runs, o.queue_name(workload), gpus)
 
 
 def _answer(namespace: str, name: str, state: str, start: datetime | None) -> Eta:
@@ -125,7 +125,7 @@ def record_prediction(workload: dict, start: datetime | None) -> EtaPrediction:
 def score_eta_predictions() -> int:
     """Fill in the real start of predictions whose workload has since been admitted."""
     pending = list(EtaPrediction.objects.unscored().select_for_update().order_by("pk")[:5000])
-    admitted = history.first_admissions({p.uid for p in pending})
+    admitted = recorded_trace.first_admissions({p.uid for p in pending})
     scored = 0
     for prediction in pending:
         actual = admitted.get(prediction.uid)

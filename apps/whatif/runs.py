@@ -1,4 +1,4 @@
-"""Between a stored run and the pure replay core: which replays, on what, and the summary.
+"""A stored run's replays (between the run and the pure replay core): which, on what, summed up.
 
 A run compares policy variants (current, proposed, and with fair sharing each
 queue's weight ±10% on the proposal). Each variant is replayed cohort tree by
@@ -9,7 +9,7 @@ earlier variant's replay; every replay is a task of its own.
 from __future__ import annotations
 
 from apps.whatif.choices import CURRENT, PROPOSED
-from apps.whatif.history import ms
+from apps.whatif.recorded_trace import ms
 from apps.whatif.replay.contention import first_contention, is_weight_only, weight_note
 from apps.whatif.replay.engine import ReplayResult
 from apps.whatif.replay.fidelity import fidelity, fidelity_by_team, wait_noise_s
