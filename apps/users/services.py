@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from apps.accounts import token_cache
@@ -61,11 +61,7 @@ def _facts(user: User) -> dict:
 def _clean(spec: NewUser) -> tuple[str, str, str, list[tuple[Team, str]]]:
     username = clean_username(spec.username)
     if User.objects.filter(username__iexact=username).exists():
-        raise RuleBroken(
-            f"{username!r} is taken; choose another ({USERNAME_EXAMPLE})",
-            code="invalid",
-            field="username",
-        )
+        raise _taken(username)
     email = (spec.email or "").strip()
     if email:
         try:
@@ -79,6 +75,14 @@ def _clean(spec: NewUser) -> tuple[str, str, str, list[tuple[Team, str]]]:
         if problem := length_error(User, name, value):
             raise InvalidInput.single(name, problem)
     return username, email, display_name, _teams(spec.teams)
+
+
+def _taken(username: str) -> RuleBroken:
+    return RuleBroken(
+        f"{username!r} is taken; choose another ({USERNAME_EXAMPLE})",
+        code="invalid",
+        field="username",
+    )
 
 
 def _teams(roles: dict[str, str]) -> list[tuple[Team, str]]:
@@ -111,7 +115,12 @@ def create_user(spec: NewUser, *, actor) -> tuple[User, str]:
     username, email, display_name, teams = _clean(spec)
     user = User(username=username, email=email, display_name=display_name)
     user.set_unusable_password()
-    user.save()
+    try:
+        with transaction.atomic():  # a savepoint: the race below leaves the outer one usable
+            user.save()
+    except IntegrityError:
+        # Race: another admin created the same username since the check above.
+        raise _taken(username) from None
     for team, role in teams:
         add_membership(team=team, user=user, role=role, actor=actor)
     after = {**_facts(user), "teams": {team.slug: role for team, role in teams}}
