@@ -11,7 +11,7 @@ from core.strict_input import RejectUnknownFields
 class UserSerializer(serializers.ModelSerializer):
     teams = serializers.SerializerMethodField()
     running_notebooks = serializers.IntegerField(read_only=True)
-    last_sign_in = serializers.DateTimeField(source="last_login", read_only=True)
+    last_sign_in = serializers.DateTimeField(source="last_login", read_only=True, allow_null=True)
 
     class Meta:
         model = User
