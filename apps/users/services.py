@@ -1,6 +1,6 @@
 """Every write of user administration, one function per verb, each audited.
 
-Views, the API and commands call these. Platform admins only (``core.permissions``).
+The pages and the API call these. Platform admins only (``core.permissions``).
 """
 
 from __future__ import annotations
