@@ -71,3 +71,14 @@ def test_a_lead_may_not_use_it(lead, scientist):
     response = api_as(lead).post("/api/v1/users/scientist/stop-notebooks/", {}, format="json")
     assert response.status_code == 404  # others are not visible to non-admins
     assert Notebook.objects.get(pk=nb.pk).state != NotebookState.STOPPED
+
+
+def test_the_page_disables_and_stops_when_asked(admin, scientist, client):
+    _notebook(scientist)
+    client.force_login(admin)
+    url = f"/administration/users/{scientist.pk}/disable/"
+    response = client.post(url, {"stop_notebooks": "on"}, follow=True)
+    assert "scientist is disabled" in response.content.decode()
+    scientist.refresh_from_db()
+    assert not scientist.is_active
+    assert not Notebook.objects.active().filter(owner=scientist).exists()
