@@ -171,6 +171,11 @@ CODES: dict[str, ErrorCode] = {
         409, RuleBroken, "The notebook is not running, so it cannot be renewed."
     ),
     "not_active": ErrorCode(409, RuleBroken, "The object is already stopped or finished."),
+    # Users (docs/operations.md#users).
+    "local_accounts_off": ErrorCode(
+        409, RuleBroken, "Users come from the identity provider (OIDC) at first sign-in."
+    ),
+    "last_admin": ErrorCode(409, RuleBroken, "That would leave no active platform admin."),
     "idempotency_key_reused": ErrorCode(
         422, RuleBroken, "This Idempotency-Key was used for a different request."
     ),

@@ -60,6 +60,11 @@ def can_manage_tokens_of(user, owner) -> bool:
     return is_signed_in(user) and (user.pk == owner.pk or is_admin(user))
 
 
+def can_manage_users(user) -> bool:
+    """Creating, disabling and re-enabling users, and stopping their notebooks."""
+    return is_admin(user)
+
+
 def can_manage_launchers(user) -> bool:
     """Launcher tokens act for other users, so only platform admins issue and grant them."""
     return is_admin(user)

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "apps.accounts",
     "apps.queues",
     "apps.jobs",
+    "apps.users",
     "apps.reports",
     "apps.notifications",
     "apps.whatif",

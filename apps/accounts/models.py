@@ -18,9 +18,14 @@ TOKEN_PREFIX_LENGTH = 8
 
 
 class User(AbstractUser):
-    """A portal user. ``is_platform_admin`` grants every policy action."""
+    """A portal user. ``is_platform_admin`` grants every policy action.
+
+    ``is_active`` False is a disabled user: no sign-in, no API token, no session.
+    """
 
     is_platform_admin = models.BooleanField(default=False)
+    # How the portal names the person ("Carol Smith"); the username stays the login.
+    display_name = models.CharField(max_length=150, blank=True)
 
 
 def hash_token(raw: str) -> str:

@@ -154,17 +154,24 @@ def _admin_facts(user: User) -> dict:
     return {"username": user.get_username(), "is_platform_admin": user.is_platform_admin}
 
 
-def _clean_username(username: str) -> str:
+USERNAME_EXAMPLE = "e.g. carol or carol.smith"
+
+
+def clean_username(username: str) -> str:
+    """A username by Django's rule (letters, digits and @ . + - _), or ``RuleBroken``."""
     username = (username or "").strip()
     limit = User._meta.get_field("username").max_length
     if not username or len(username) > limit:
         raise RuleBroken(
-            f"give a username of 1 to {limit} characters", code="invalid", field="username"
+            f"give a username of 1 to {limit} characters ({USERNAME_EXAMPLE})",
+            code="invalid",
+            field="username",
         )
     try:
         User.username_validator(username)
     except ValidationError as exc:
-        raise RuleBroken(" ".join(exc.messages), code="invalid", field="username") from None
+        detail = f"{' '.join(exc.messages)} ({USERNAME_EXAMPLE})"
+        raise RuleBroken(detail, code="invalid", field="username") from None
     return username
 
 
@@ -180,7 +187,7 @@ def make_platform_admin(
     """
     if actor is not None and not permissions.is_admin(actor):
         raise NotAllowed("only platform admins make platform admins")
-    username = _clean_username(username)
+    username = clean_username(username)
     user = User.objects.select_for_update().filter(username=username).first()
     if user is not None:
         return _promote(user, actor=actor)

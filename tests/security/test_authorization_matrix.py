@@ -292,6 +292,32 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/tokens/", {"name": "laptop", "days": "30"}, (L, 201, 201, 201, 201, L)),
     ],
     "accounts:token-revoke": [("post", "/tokens/{tok}/revoke/", {}, (L, 302, 404, 404, 404, L))],
+    # --- users: admins manage them ({sci} is the scientist); the one-time set-password
+    # page answers anyone, a bad link with "not valid"; through the API a non-admin sees
+    # only themselves (others 404) and may not change even that (403) ---------------
+    "accounts:set-password": [("get", "/set-password/MQ/bad-token/", None, OPEN)],
+    "users:list": [("get", "/administration/users/", None, ADMIN_PAGE)],
+    "users:new": [
+        ("get", "/administration/users/new/", None, ADMIN_PAGE),
+        ("post", "/administration/users/new/", {"username": "carol"}, (L, 403, 403, 403, 201, L)),
+    ],
+    "users:disable": [("post", "/administration/users/{sci}/disable/", {}, ADMIN_POST)],
+    "users:enable": [("post", "/administration/users/{sci}/enable/", {}, ADMIN_POST)],
+    "users:stop-notebooks": [
+        ("post", "/administration/users/{sci}/stop-notebooks/", {}, ADMIN_POST)
+    ],
+    "user-list": [
+        ("get", "/api/v1/users/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/users/", {"username": "carol"}, (U, 403, 403, 403, 201, 403)),
+    ],
+    "user-detail": [("get", "/api/v1/users/scientist/", None, (U, 200, 404, 404, 200, 404))],
+    "user-disable": [
+        ("post", "/api/v1/users/scientist/disable/", {}, (U, 403, 404, 404, 200, 404))
+    ],
+    "user-enable": [("post", "/api/v1/users/scientist/enable/", {}, (U, 403, 404, 404, 200, 404))],
+    "user-stop-notebooks": [
+        ("post", "/api/v1/users/scientist/stop-notebooks/", {}, (U, 403, 404, 404, 200, 404))
+    ],
     "jobs:launchers": [
         ("get", "/launchers/", None, (L, 403, 403, 403, 200, L)),
         ("post", "/launchers/", LAUNCHER, (L, 403, 403, 403, 201, L)),

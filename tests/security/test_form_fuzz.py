@@ -133,6 +133,19 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "whatif:apply": ("/whatif/{run}/apply/", ("lead", "admin"), {"reason": "go"}, (302,)),
     "whatif:from-change-request": ("/change-requests/{cr}/whatif/", ("lead",), {}, (302,)),
     "whatif:from-queue": ("/queues/{queue}/whatif/", ("lead", "admin"), POLICY, (302,)),
+    "users:new": (
+        "/administration/users/new/",
+        ("admin",),
+        {"username": "carol", "email": "carol@example.org", "display_name": "Carol Smith"},
+        (201,),
+    ),
+    # A link that is not valid answers its page (200) whatever is posted.
+    "accounts:set-password": (
+        "/set-password/MQ/bad-token/",
+        ("anonymous",),
+        {"new_password1": "a-long-passphrase", "new_password2": "a-long-passphrase"},
+        (200,),
+    ),
 }
 # The administration forms: the matrix's admin posts, which save and redirect.
 FORMS.update(

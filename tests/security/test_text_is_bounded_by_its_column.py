@@ -114,6 +114,10 @@ BASE: dict[tuple[str, str], tuple[str, object]] = {
         {"username": "peer2", "role": "scientist"},
     ),
     ("put", "/api/v1/teams/{slug}/members/{username}/"): ("admin", {"role": "lead"}),
+    ("post", "/api/v1/users/"): ("admin", {"username": "carol"}),
+    ("post", "/api/v1/users/{username}/disable/"): ("admin", {}),
+    ("post", "/api/v1/users/{username}/enable/"): ("admin", {}),
+    ("post", "/api/v1/users/{username}/stop-notebooks/"): ("admin", {}),
     ("post", "/api/v1/whatif/"): ("lead", {"draft": {"vision": {"fair_weight": "2"}}}),
     ("post", "/api/v1/whatif/{id}/apply/"): ("lead", {}),
 }
