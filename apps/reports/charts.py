@@ -1,32 +1,8 @@
-"""Pure: Plotly specs (data + layout) for the report pages, drawn by static/js/charts.js.
-
-Axis titles are objects (``{"text": …}``): plotly.js 3 dropped the plain-string form,
-and the string is silently ignored. A chart with nothing to draw says so in its middle.
-"""
+"""Pure: Plotly specs (data + layout) for the report pages, drawn by static/js/charts.js."""
 
 from __future__ import annotations
 
-MARGIN = {"t": 30}
-
-
-def axis(title: str, **extra) -> dict:
-    return {"title": {"text": title}, **extra}
-
-
-def empty_unless_drawn(spec: dict, message: str) -> dict:
-    """``spec`` as is when a trace has a point; otherwise a blank chart saying ``message``."""
-    if any(len(trace.get("y") or ()) for trace in spec["data"]):
-        return spec
-    layout = {
-        **spec["layout"],
-        "xaxis": {**spec["layout"].get("xaxis", {}), "visible": False},
-        "yaxis": {**spec["layout"].get("yaxis", {}), "visible": False},
-        "annotations": [
-            {"text": message, "showarrow": False, "xref": "paper", "yref": "paper",
-             "x": 0.5, "y": 0.5, "font": {"size": 14}}
-        ],
-    }  # fmt: skip
-    return {"data": [], "layout": layout}
+from core.charts import MARGIN, axis, empty_unless_drawn
 
 
 def wait_cdf(report: dict) -> dict:
@@ -66,6 +42,38 @@ def preemption_losses(report: dict) -> dict:
                   "y": [r["lost_gpu_hours"] for r in rows]}],
         "layout": {"xaxis": axis("team"),
                    "yaxis": axis("GPU-hours lost since the last checkpoint"), "margin": MARGIN},
+    }  # fmt: skip
+    return empty_unless_drawn(spec, "No job was preempted this week.")
+
+
+def who_preempted_whom(report: dict) -> dict:
+    """Preemptor team (rows) × victim team (columns): evictions, each cell labelled with its
+    count and lost GPU-hours, so the picture reads without its colours."""
+    pairs = report["preemption"]["pairs"]
+    preemptors = sorted({p["preemptor_team"] or "unknown" for p in pairs})
+    victims = sorted({p["victim_team"] for p in pairs})
+    cells = {(p["preemptor_team"] or "unknown", p["victim_team"]): p for p in pairs}
+
+    def cell(row: str, column: str, key: str):
+        found = cells.get((row, column))
+        return found[key] if found else None
+
+    counts = [[cell(r, c, "count") for c in victims] for r in preemptors]
+    labels = [
+        [
+            "" if cell(r, c, "count") is None
+            else f"{cell(r, c, 'count')} × · {cell(r, c, 'lost_gpu_hours'):.1f} GPU-h"
+            for c in victims
+        ]
+        for r in preemptors
+    ]  # fmt: skip
+    spec = {
+        "data": [{"type": "heatmap", "name": "evictions", "x": victims, "y": preemptors,
+                  "z": counts, "text": labels, "texttemplate": "%{text}",
+                  "colorscale": "Blues", "colorbar": {"title": {"text": "evictions"}},
+                  "hovertemplate": "%{y} preempted %{x}: %{text}<extra></extra>"}],
+        "layout": {"xaxis": axis("victim team (was preempted)"),
+                   "yaxis": axis("preemptor team (was admitted)"), "margin": MARGIN},
     }  # fmt: skip
     return empty_unless_drawn(spec, "No job was preempted this week.")
 

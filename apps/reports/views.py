@@ -82,6 +82,7 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
             "cdf": charts.wait_cdf(report),
             "usage": charts.usage_vs_quota(report),
             "losses": charts.preemption_losses(report),
+            "pairs": charts.who_preempted_whom(report),
             "cost": charts.cost_breakdown(report),
         },
         "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],

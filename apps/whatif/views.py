@@ -12,7 +12,7 @@ from apps.queues.forms import QueuePolicyForm, edit_form_options
 from apps.queues.models import ChangeRequest, Queue
 from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
-from apps.whatif import services
+from apps.whatif import charts, services
 from apps.whatif.models import WhatIfRun
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -75,7 +75,10 @@ def run_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_or_404(request, pk)
-    return render(request, "whatif/run_detail.html", {"run": run, "result": run.result})
+    chart = charts.before_after(run.result) if run.result else None
+    return render(
+        request, "whatif/run_detail.html", {"run": run, "result": run.result, "chart": chart}
+    )
 
 
 @login_required

@@ -13,7 +13,12 @@ REPORT = {
     "fairness": {
         "teams": [{**TEAM_ROW, "gpu_hours_by_flavor": {"h100": 120.0}, "nominal_gpus": 8}]
     },
-    "preemption": {"teams": [{**TEAM_ROW, "lost_gpu_hours": 3.5}]},
+    "preemption": {
+        "teams": [{**TEAM_ROW, "lost_gpu_hours": 3.5}],
+        "pairs": [
+            {"preemptor_team": "nlp", "victim_team": "vision", "count": 1, "lost_gpu_hours": 3.5}
+        ],
+    },
     "cost": {
         "teams": [{**TEAM_ROW, "gpu_cost": 10.0, "other_cost": None, "idle_reserved_cost": 2.0}]
     },
@@ -21,7 +26,7 @@ REPORT = {
 EMPTY = {
     "wait_cdf": {},
     "fairness": {"teams": []},
-    "preemption": {"teams": []},
+    "preemption": {"teams": [], "pairs": []},
     "cost": {"teams": []},
 }
 WEEKS = [("2026-W47", {"visible_gpu_hours": 100, "used_gpu_hours": 60, "wait_p95": 30})]
@@ -30,6 +35,7 @@ BUILDERS = {
     "usage_vs_quota": lambda r: charts.usage_vs_quota(r),
     "preemption_losses": lambda r: charts.preemption_losses(r),
     "cost_breakdown": lambda r: charts.cost_breakdown(r),
+    "who_preempted_whom": lambda r: charts.who_preempted_whom(r),
     "trend": lambda r: charts.trend(WEEKS if r is REPORT else []),
 }
 
@@ -67,3 +73,26 @@ def test_a_chart_with_nothing_to_draw_says_so(chart):
 def test_a_chart_with_data_draws_it(chart):
     spec = BUILDERS[chart](REPORT)
     assert spec["data"] and "annotations" not in spec["layout"]
+
+
+def test_who_preempted_whom_labels_each_pair_with_its_count_and_loss():
+    report = {
+        "preemption": {
+            "pairs": [
+                {
+                    "preemptor_team": "vision",
+                    "victim_team": "nlp",
+                    "count": 3,
+                    "lost_gpu_hours": 12.0,
+                },
+                {"preemptor_team": "", "victim_team": "vision", "count": 1, "lost_gpu_hours": 0.5},
+            ]
+        }
+    }
+    (heatmap,) = charts.who_preempted_whom(report)["data"]
+    assert heatmap["y"] == ["unknown", "vision"] and heatmap["x"] == ["nlp", "vision"]
+    # rows: unknown preempted vision once; vision preempted nlp three times
+    assert heatmap["z"] == [[None, 1], [3, None]]
+    assert heatmap["text"] == [["", "1 × · 0.5 GPU-h"], ["3 × · 12.0 GPU-h", ""]]
+    empty = charts.who_preempted_whom({"preemption": {"pairs": []}})
+    assert empty["data"] == []

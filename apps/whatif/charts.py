@@ -1,0 +1,44 @@
+"""Pure: the what-if's before/after picture per team, drawn by static/js/charts.js.
+
+Three panels side by side (p95 wait, GPU-hours received, preemptions), each with a bar
+for now and a hatched bar for the draft, so the two read apart without colour.
+"""
+
+from __future__ import annotations
+
+from core.charts import axis, empty_unless_drawn
+
+PANELS = (
+    ("p95_wait_s", "p95 wait (hours)", 1 / 3600),
+    ("gpu_hours", "GPU-hours received", 1.0),
+    ("preemptions", "preemptions", 1.0),
+)
+SIDES = (("current", "now", ""), ("proposed", "draft", "/"))
+
+
+def before_after(result: dict) -> dict:
+    teams = result.get("teams") or []
+    names = [t["team"] for t in teams]
+    data, layout = (
+        [],
+        {"barmode": "group", "margin": {"t": 60}, "legend": {"orientation": "h", "y": 1.12}},
+    )
+    width = 1 / len(PANELS)
+    for index, (key, title, scale) in enumerate(PANELS, start=1):
+        suffix = "" if index == 1 else str(index)
+        for side, label, hatch in SIDES:
+            values = [_scaled(t[side].get(key), scale) for t in teams]
+            data.append({"type": "bar", "name": label, "legendgroup": label, "showlegend": index == 1,
+                         "x": names, "y": values, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                         "marker": {"pattern": {"shape": hatch}}})  # fmt: skip
+        layout[f"xaxis{suffix}"] = axis(
+            "team", domain=[(index - 1) * width + 0.04, index * width - 0.04], anchor=f"y{suffix}"
+        )
+        layout[f"yaxis{suffix}"] = axis(title, anchor=f"x{suffix}")  # fmt: skip
+    return empty_unless_drawn(
+        {"data": data if teams else [], "layout": layout}, "No team in this replay."
+    )
+
+
+def _scaled(value, scale: float):
+    return None if value is None else value * scale
