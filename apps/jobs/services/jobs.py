@@ -26,7 +26,6 @@ from apps.jobs.services.common import (
     new_name,
     portal_url,
     queue_ceiling,
-    request_hash,
     resolve_namespace,
     resolve_team,
 )
@@ -194,7 +193,7 @@ def submit_job(
 ) -> Submission[BatchJob]:
     """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
     now = now or timezone.now()
-    once = Idempotency(BatchJob, idempotency_key, request_hash(user.pk, spec), sender=user)
+    once = Idempotency.of(BatchJob, idempotency_key, owner=user, spec=spec, actor=actor)
     if (replayed := once.replay()) is not None:
         return replayed
     team = resolve_team(user, spec.team)

@@ -26,7 +26,6 @@ from apps.jobs.services.common import (
     notebook_to_provision,
     notebook_to_tear_down,
     portal_url,
-    request_hash,
     resolve_namespace,
     resolve_team,
 )
@@ -110,7 +109,7 @@ def _request_notebook(
     existing: str = "",
 ) -> Submission[Notebook]:
     now = now or timezone.now()
-    once = Idempotency(Notebook, idempotency_key, request_hash(user.pk, spec), sender=actor.user)
+    once = Idempotency.of(Notebook, idempotency_key, owner=user, spec=spec, actor=actor)
     if (replayed := once.replay()) is not None:
         return replayed
     pool = InteractivePool.objects.current()
@@ -130,8 +129,6 @@ def _request_notebook(
     name = existing or new_name("nb")
     notebook = Notebook(
         owner=user,
-        requested_by=actor.user,
-        via_token=actor.token,
         team=team,
         namespace=namespace,
         name=name,
