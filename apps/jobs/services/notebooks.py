@@ -29,14 +29,15 @@ from apps.jobs.services.common import (
     resolve_namespace,
     resolve_team,
 )
+from apps.jobs.services.counting import counted
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
 from core import permissions
 from core.audit import AuditAction
 from core.dates import format_when
-from core.errors import DomainError, NotAllowed, RuleBroken
-from core.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
+from core.errors import NotAllowed, RuleBroken
+from core.observability.metrics import NOTEBOOK_CULLS
 
 
 @dataclass(frozen=True)
@@ -65,23 +66,14 @@ def request_notebook(
 
     The cluster objects are created after commit (``provision_notebook_task``). A
     retry with the same ``idempotency_key`` and body returns the first notebook.
-    Each outcome is counted once it is final: accepted after commit, rejected
-    (a ``DomainError``: the request broke a rule) or failed (anything else) on the way out.
-    Replays are the same request and are not counted again.
+    Each outcome is counted on ``qm_notebook_requests_total`` (``services.counting``).
     """
-    try:
-        submission = _request_notebook(
+    return counted(
+        "notebook",
+        lambda: _request_notebook(
             user, spec, actor=actor, idempotency_key=idempotency_key, now=now
-        )
-    except DomainError:
-        NOTEBOOK_REQUESTS.labels(outcome="rejected").inc()
-        raise
-    except Exception:
-        NOTEBOOK_REQUESTS.labels(outcome="failed").inc()
-        raise
-    if not submission.replayed:
-        transaction.on_commit(lambda: NOTEBOOK_REQUESTS.labels(outcome="accepted").inc())
-    return submission
+        ),
+    )
 
 
 def adopt_notebook(
