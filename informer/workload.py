@@ -42,6 +42,7 @@ __all__ = [
     "is_finished",
     "is_preempted",
     "is_reserved",
+    "ended_by_preemption",
     "last_checkpoint",
     "last_preemption",
     "lost_since",
@@ -208,6 +209,13 @@ def last_preemption(workload: dict) -> Preemption | None:
 
 
 Instant = TypeVar("Instant", datetime, float)
+
+
+def ended_by_preemption(evicted: Instant, preempted: Instant | None) -> bool:
+    """Whether the eviction at ``evicted`` was a preemption: Kueue writes ``Preempted``
+    with the eviction it causes, at the same time; one of another time (or none) means
+    the eviction had another cause (a timeout, a deactivation, a deleted queue)."""
+    return preempted is not None and preempted == evicted
 
 
 def lost_since(

@@ -28,6 +28,8 @@ from informer.objects import (
 )
 from informer.workload import (
     Transition,
+    ended_by_preemption,
+    is_admitted,
     is_finished,
     is_reserved,
     last_checkpoint,
@@ -111,7 +113,8 @@ def job_phase(job: dict | None, workload: dict | None, pods: list[dict]) -> Phas
             cond = condition(job, kind)
             if cond and cond.get("status") == "True":
                 return Phase(state, cond.get("message") or "")
-    if not is_reserved(workload):
+    # Kueue unsuspends the Job once admitted; a reservation awaiting admission checks waits.
+    if not is_admitted(workload):
         return Phase(JobState.QUEUED)
     running = [p for p in pods if pod_phase(p) == "Running"]
     if running and not (job or {}).get("spec", {}).get("suspend", False):
@@ -280,10 +283,12 @@ def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEn
     """
     seen = {fact.type: fact for fact in transitions(workload)}
     entries = []
-    if reserved := seen.get(Transition.QUOTA_RESERVED):
-        key = f"admitted:{reserved.stamp}"
+    # Admitted, not just quota reserved (admission checks may still be pending): the
+    # time the report's runs start and its waits end, and lost work counts from.
+    if admitted := seen.get(Transition.ADMITTED):
+        key = f"admitted:{admitted.stamp}"
         entries.append(
-            HistoryEntry(key, JobEventKind.ADMITTED, reserved.at, "QuotaReserved", reserved.message)
+            HistoryEntry(key, JobEventKind.ADMITTED, admitted.at, "Admitted", admitted.message)
         )
     if evicted := seen.get(Transition.EVICTED):
         entries.append(_eviction(evicted, seen.get(Transition.PREEMPTED), workloads_by_uid))
@@ -302,7 +307,7 @@ def history(workload: dict, workloads_by_uid: dict[str, dict]) -> list[HistoryEn
 
 def _eviction(evicted, preempted, workloads_by_uid: dict[str, dict]) -> HistoryEntry:
     """An eviction, told as a preemption when Kueue says one caused it."""
-    if preempted is None:
+    if preempted is None or not ended_by_preemption(evicted.at, preempted.at):
         return HistoryEntry(
             f"evicted:{evicted.stamp}",
             JobEventKind.EVICTED,

@@ -5,8 +5,9 @@ Rules (times are Unix seconds):
   ``Requeued`` time when one follows (``requeue``); it closes at the next admission.
   A workload deleted or finished before admission leaves no wait.
 * A run opens at admission with the flavors of the latest quota reservation (one
-  run per flavor) and closes at eviction, finish or deletion. A ``Preempted``
-  transition at the eviction's time marks the run preempted and names the preemptor.
+  run per flavor) and closes at eviction, finish or deletion. The run ended by
+  preemption (``informer.workload.ended_by_preemption``: a ``Preempted`` transition
+  at the eviction's time) is marked preempted, naming the preemptor.
 * A pending span opens at each ``QuotaReserved=False`` reason while not admitted
   and closes at the next reason, admission or end.
 Limitation: if the recorder missed an evict→re-admit pair entirely (a relist
@@ -21,7 +22,7 @@ import json
 from dataclasses import dataclass
 
 from apps.reports.compute.records import PendingSpan, Run, Wait
-from informer.workload import Transition
+from informer.workload import Transition, ended_by_preemption
 
 # Order of transitions sharing one timestamp.
 RANK = {
@@ -138,7 +139,7 @@ def _wait(info: WorkloadInfo, start: float, end: float | None, kind: str) -> Wai
 def _close_run(runs: list[Run], info: WorkloadInfo, flavors: dict, start: float,
                at: float | None, preempt, checkpoint: float | None) -> None:  # fmt: skip
     """One run per flavor of the latest reservation; preempted if the preemption is at ``at``."""
-    if not (preempt and at is not None and preempt[0] == at):
+    if not (preempt and at is not None and ended_by_preemption(at, preempt[0])):
         preempt = None
     for flavor, gpus in (flavors or info.flavors()).items():
         runs.append(

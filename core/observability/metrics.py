@@ -10,8 +10,9 @@ every process reports the same.
 
 Call sites for the other apps (one line each):
 
-* ``NOTEBOOK_REQUESTS.labels(outcome="accepted").inc()`` when a notebook is requested
-  (outcome: accepted / rejected / failed);
+* ``NOTEBOOK_REQUESTS.labels(outcome="accepted").inc()`` when a notebook is requested,
+  ``JOB_REQUESTS`` alike when a batch job is submitted (outcome: accepted / rejected /
+  failed; both through ``apps.jobs.services.counting``);
 * ``NOTEBOOK_CULLS.labels(reason="idle").inc()`` when one is culled
   (reason: idle / expired / admin);
 * ``collectors.register_gauge(...)`` for a scrape-time value such as the history
@@ -81,6 +82,11 @@ CELERY_TASK_RETRIES = Counter(
 NOTEBOOK_REQUESTS = Counter(
     "qm_notebook_requests_total",
     "Notebook requests by outcome (accepted, rejected, failed).",
+    ("outcome",),
+)
+JOB_REQUESTS = Counter(
+    "qm_job_requests_total",
+    "Batch job submissions by outcome (accepted, rejected, failed).",
     ("outcome",),
 )
 NOTEBOOK_CULLS = Counter(

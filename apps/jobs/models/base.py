@@ -6,26 +6,42 @@ in a team namespace that Kueue admits as one Workload, whose state we read back.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
-from apps.queues.models import ResourceFlavor
+from apps.accounts.models import ApiToken
+from apps.queues.models import ResourceFlavor, Team
 
 
 class SubmittedWorkload(models.Model):
-    """The fields and state helpers a notebook and a batch job share.
+    """The fields, the idempotency rule and the state helpers a notebook and a batch job share.
+
+    ``owner`` is who the workload is for; ``requested_by`` is the principal that asked
+    (the owner, or a launcher token's user acting for them, see ``via_token``).
+    ``(requested_by, idempotency_key)`` is unique, so a retried request finds the first
+    row instead of making a second one.
 
     Each subclass names its ``STATES`` (a TextChoices with ``active_values``,
-    ``followed_values`` and ``terminal_values``) and its ``IDEMPOTENCY_SCOPE`` (the
-    user field its unique constraint pairs with ``idempotency_key``). It declares
-    ``owner``, ``team``, ``state``, ``cpu`` and ``memory`` itself: their reverse names,
-    defaults and blanks differ, and keeping them as they were keeps the tables (and the
-    migrations) as they were. The unique constraints and indexes stay on the subclasses
-    too, under the names the database knows.
+    ``followed_values`` and ``terminal_values``) and declares ``state`` itself, with
+    those choices and its own first state as the default. ``cpu`` and ``memory`` may be
+    blank: a job asks only for what its queue covers (Kueue blocks the rest).
     """
 
     STATES: type[models.TextChoices]
-    IDEMPOTENCY_SCOPE: str
 
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="%(class)ss"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    via_token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="%(class)ss")
+    cpu = models.CharField(max_length=64, blank=True)
+    memory = models.CharField(max_length=64, blank=True)
     idempotency_key = models.CharField(max_length=255, blank=True)
     request_hash = models.CharField(max_length=64, blank=True)
     namespace = models.CharField(max_length=63)
@@ -48,6 +64,13 @@ class SubmittedWorkload(models.Model):
     class Meta:
         abstract = True
         ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["requested_by", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="one_%(class)s_per_idempotency_key",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"

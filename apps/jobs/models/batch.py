@@ -1,13 +1,11 @@
 """Batch jobs submitted from admin templates, their admission history, and tier limits."""
 
-from django.conf import settings
 from django.db import models
-from django.db.models import Q
 
 from apps.jobs.choices import JobEventKind, JobState, LimitedRole
 from apps.jobs.models.base import SubmittedWorkload
 from apps.jobs.querysets import BatchJobQuerySet
-from apps.queues.models import PriorityTier, Queue, Team
+from apps.queues.models import PriorityTier, Queue
 
 
 class JobTemplate(models.Model):
@@ -42,20 +40,13 @@ class RoleTierLimit(models.Model):
 class BatchJob(SubmittedWorkload):
     """A batch/v1 Job (all-or-nothing over ``pods`` pods) in a team namespace."""
 
-    IDEMPOTENCY_SCOPE = "owner"
     STATES = JobState
 
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="batch_jobs"
-    )
-    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="batch_jobs")
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="batch_jobs")
     template = models.ForeignKey(JobTemplate, on_delete=models.PROTECT, related_name="jobs")
     command = models.JSONField(default=list)
     gpus_per_pod = models.PositiveIntegerField()
     pods = models.PositiveIntegerField(default=1)
-    cpu = models.CharField(max_length=64, blank=True)
-    memory = models.CharField(max_length=64, blank=True)
     priority_tier = models.ForeignKey(PriorityTier, on_delete=models.PROTECT, related_name="+")
     max_runtime_seconds = models.PositiveIntegerField()
     checkpoint_dir = models.CharField(max_length=255, blank=True)
@@ -70,11 +61,7 @@ class BatchJob(SubmittedWorkload):
 
     class Meta(SubmittedWorkload.Meta):
         constraints = [
-            models.UniqueConstraint(
-                fields=["owner", "idempotency_key"],
-                condition=~Q(idempotency_key=""),
-                name="one_job_per_idempotency_key",
-            ),
+            *SubmittedWorkload.Meta.constraints,
             models.UniqueConstraint(fields=["namespace", "name"], name="one_job_name"),
         ]
         indexes = [models.Index(fields=["team", "state"]), models.Index(fields=["state"])]

@@ -168,7 +168,7 @@ def can_manage(actor_user, obj) -> bool:
     """Owner, whoever requested it, a lead of its team, or an admin."""
     return (
         obj.owner_id == actor_user.pk
-        or getattr(obj, "requested_by_id", None) == actor_user.pk
+        or obj.requested_by_id == actor_user.pk
         or permissions.is_admin(actor_user)
         or permissions.is_lead_of(actor_user, obj.team)
     )

@@ -12,6 +12,7 @@ from typing import Generic, NamedTuple, TypeVar
 from django.db import IntegrityError, transaction
 
 from apps.jobs.models.base import SubmittedWorkload
+from apps.jobs.services.common import Principal, request_hash
 from core.errors import RuleBroken
 
 M = TypeVar("M", bound=SubmittedWorkload)
@@ -29,22 +30,28 @@ class Submission(NamedTuple, Generic[M]):
 class Idempotency(Generic[M]):
     """One request's key, as sent by ``sender``, with ``digest`` the hash of its body.
 
-    Keys are unique per sender: the model's ``IDEMPOTENCY_SCOPE`` field names who that
-    is (the owner of a job; whoever requested a notebook, maybe a launcher), the same
-    field its unique constraint pairs with ``idempotency_key``.
+    Keys are unique per sender: the row's ``requested_by`` (the owner, or a launcher's
+    user acting for them), the field the base model's unique constraint pairs with
+    ``idempotency_key``. Jobs and notebooks build theirs with ``of``.
     """
 
     model: type[M]
     key: str
     digest: str
-    sender: object
+    sender: Principal
+
+    @classmethod
+    def of(cls, model: type[M], key: str, *, owner, spec, actor: Principal) -> Idempotency[M]:
+        """The key ``actor`` sent with ``spec``, a request for ``owner``."""
+        return cls(model, key, request_hash(owner.pk, spec), sender=actor)
 
     def replay(self) -> Submission[M] | None:
         """What an earlier request with this key made, if any; 422 if its body differed."""
         if not self.key:
             return None
-        scope = {self.model.IDEMPOTENCY_SCOPE: self.sender}
-        existing = self.model.objects.filter(idempotency_key=self.key, **scope).first()
+        existing = self.model.objects.filter(
+            idempotency_key=self.key, requested_by=self.sender.user
+        ).first()
         if existing is None:
             return None
         if existing.request_hash != self.digest:
@@ -55,14 +62,16 @@ class Idempotency(Generic[M]):
         return Submission(existing, replayed=True)
 
     def insert(self, obj: M) -> Submission[M]:
-        """Insert ``obj`` under this key, or return what a concurrent request made first.
+        """Insert ``obj`` as the sender's, under this key, or return what a concurrent
+        request made first.
 
         Race: two requests with one key both find no earlier object and both insert. The
-        unique constraint on (sender, idempotency_key) admits one; on PostgreSQL the other
+        unique constraint on (requested_by, idempotency_key) admits one; on PostgreSQL the other
         waits for it to commit and then fails. Only its savepoint is rolled back, and the
         ``replay`` lookup (a new statement under READ COMMITTED) sees the winner's row.
         """
         obj.idempotency_key, obj.request_hash = self.key, self.digest
+        obj.requested_by, obj.via_token = self.sender.user, self.sender.token
         try:
             with transaction.atomic():
                 obj.save(force_insert=True)

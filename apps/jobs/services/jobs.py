@@ -26,10 +26,10 @@ from apps.jobs.services.common import (
     new_name,
     portal_url,
     queue_ceiling,
-    request_hash,
     resolve_namespace,
     resolve_team,
 )
+from apps.jobs.services.counting import counted
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.notifications.choices import NotificationKind
@@ -183,7 +183,6 @@ def _image(spec: JobRequest, template: JobTemplate) -> str:
     return spec.image
 
 
-@transaction.atomic
 def submit_job(
     user,
     spec: JobRequest,
@@ -192,9 +191,23 @@ def submit_job(
     idempotency_key: str = "",
     now: datetime | None = None,
 ) -> Submission[BatchJob]:
-    """Save the job; the suspended Job is created after commit (``submit_job_task``)."""
+    """Save the job; the suspended Job is created after commit (``submit_job_task``).
+
+    A retry with the same ``idempotency_key`` and body returns the first job. Each
+    outcome is counted on ``qm_job_requests_total`` (``services.counting``).
+    """
+    return counted(
+        "job",
+        lambda: _submit_job(user, spec, actor=actor, idempotency_key=idempotency_key, now=now),
+    )
+
+
+@transaction.atomic
+def _submit_job(
+    user, spec: JobRequest, *, actor: Principal, idempotency_key: str, now: datetime | None
+) -> Submission[BatchJob]:
     now = now or timezone.now()
-    once = Idempotency(BatchJob, idempotency_key, request_hash(user.pk, spec), sender=user)
+    once = Idempotency.of(BatchJob, idempotency_key, owner=user, spec=spec, actor=actor)
     if (replayed := once.replay()) is not None:
         return replayed
     team = resolve_team(user, spec.team)

@@ -26,18 +26,18 @@ from apps.jobs.services.common import (
     notebook_to_provision,
     notebook_to_tear_down,
     portal_url,
-    request_hash,
     resolve_namespace,
     resolve_team,
 )
+from apps.jobs.services.counting import counted
 from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
 from core import permissions
 from core.audit import AuditAction
 from core.dates import format_when
-from core.errors import DomainError, NotAllowed, RuleBroken
-from core.observability.metrics import NOTEBOOK_CULLS, NOTEBOOK_REQUESTS
+from core.errors import NotAllowed, RuleBroken
+from core.observability.metrics import NOTEBOOK_CULLS
 
 
 @dataclass(frozen=True)
@@ -66,23 +66,14 @@ def request_notebook(
 
     The cluster objects are created after commit (``provision_notebook_task``). A
     retry with the same ``idempotency_key`` and body returns the first notebook.
-    Each outcome is counted once it is final: accepted after commit, rejected
-    (a ``DomainError``: the request broke a rule) or failed (anything else) on the way out.
-    Replays are the same request and are not counted again.
+    Each outcome is counted on ``qm_notebook_requests_total`` (``services.counting``).
     """
-    try:
-        submission = _request_notebook(
+    return counted(
+        "notebook",
+        lambda: _request_notebook(
             user, spec, actor=actor, idempotency_key=idempotency_key, now=now
-        )
-    except DomainError:
-        NOTEBOOK_REQUESTS.labels(outcome="rejected").inc()
-        raise
-    except Exception:
-        NOTEBOOK_REQUESTS.labels(outcome="failed").inc()
-        raise
-    if not submission.replayed:
-        transaction.on_commit(lambda: NOTEBOOK_REQUESTS.labels(outcome="accepted").inc())
-    return submission
+        ),
+    )
 
 
 def adopt_notebook(
@@ -110,7 +101,7 @@ def _request_notebook(
     existing: str = "",
 ) -> Submission[Notebook]:
     now = now or timezone.now()
-    once = Idempotency(Notebook, idempotency_key, request_hash(user.pk, spec), sender=actor.user)
+    once = Idempotency.of(Notebook, idempotency_key, owner=user, spec=spec, actor=actor)
     if (replayed := once.replay()) is not None:
         return replayed
     pool = InteractivePool.objects.current()
@@ -130,8 +121,6 @@ def _request_notebook(
     name = existing or new_name("nb")
     notebook = Notebook(
         owner=user,
-        requested_by=actor.user,
-        via_token=actor.token,
         team=team,
         namespace=namespace,
         name=name,

@@ -1,0 +1,50 @@
+"""Moving the shared fields onto the base keeps every row's values, and a job submitted
+before jobs had ``requested_by`` counts as asked for by its owner."""
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
+from apps.jobs.tests.conftest import IMAGE
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+BEFORE = ("jobs", "0002_event_lost_since")
+AFTER = ("jobs", "0003_shared_submission_fields")
+SHARED = ("owner_id", "team_id", "cpu", "memory", "idempotency_key", "namespace", "name")
+
+
+def migrate(target: tuple[str, str]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([target])
+
+
+def values(model, pk: int) -> dict:
+    return model.objects.filter(pk=pk).values(*SHARED).get()
+
+
+def test_rows_keep_their_values_and_jobs_get_their_owner_as_requester(
+    scientist, queue, template, pool
+):
+    me = Principal(scientist)
+    job = submit_job(
+        scientist,
+        JobRequest(template="pytorch-train", flavor="h100"),
+        actor=me,
+        idempotency_key="j",
+    ).record
+    BatchJob.objects.filter(pk=job.pk).update(cpu="8", memory="64Gi")
+    notebook = request_notebook(
+        scientist, NotebookRequest(image=IMAGE, flavor="h100"), actor=me, idempotency_key="n"
+    ).record
+    before = {"job": values(BatchJob, job.pk), "notebook": values(Notebook, notebook.pk)}
+
+    migrate(BEFORE)
+    migrate(AFTER)
+
+    assert {"job": values(BatchJob, job.pk), "notebook": values(Notebook, notebook.pk)} == before
+    assert before["job"]["cpu"] == "8" and before["notebook"]["memory"] != ""
+    migrated = BatchJob.objects.get(pk=job.pk)
+    assert (migrated.requested_by_id, migrated.via_token_id) == (scientist.pk, None)
