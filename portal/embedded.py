@@ -8,7 +8,7 @@ while the worker comes back, and the simulated cluster comes back from its snaps
 the same port; one that keeps dying fast stops everything with a message.
 On the first start the portal answers at once: the cluster plays the demo week behind
 it, the worker's history recorder watches it as it happens, and ``DemoWeek``
-(``portal/demo_week.py``) shows the progress (terminal and a banner on every page) and
+(``portal/demo/week.py``) shows the progress (terminal and a banner on every page) and
 builds the week's reports when it is done.
 ``QM_CLUSTER=real`` starts the real control plane from ``realcluster/`` instead (the
 real Kueue on KWOK nodes; no generated week). The portal is always pointed at the
@@ -30,8 +30,9 @@ import threading
 from pathlib import Path
 from typing import IO
 
-from portal import demo_prometheus, preparing
-from portal.demo_week import DemoWeek
+from portal import preparing
+from portal.demo import prometheus as demo_prometheus
+from portal.demo.week import DemoWeek
 from portal.env import env_bool, env_choice, env_str
 from portal.supervisor import Child, Supervisor, stop_processes
 

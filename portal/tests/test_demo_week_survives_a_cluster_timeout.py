@@ -20,7 +20,7 @@ from django.db import connection
 from apps.queues.tests.cluster import REPO, SimCluster, shared_database_url, wait_until
 from apps.reports.models import WeeklyReport
 from portal import preparing
-from portal.demo_week import DemoWeek
+from portal.demo.week import DemoWeek
 from portal.supervisor import stop_processes
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]

@@ -26,7 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from portal import demo_prometheus, preparing
+from portal import preparing
+from portal.demo import prometheus as demo_prometheus
 
 TITLE = "Preparing the demo week"
 NOTE = "reports and what-if will be ready when it finishes"
