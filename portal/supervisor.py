@@ -21,10 +21,13 @@ from portal.restart_policy import RestartPolicy, decide
 
 DEFAULT_POLICY = RestartPolicy()
 POLL_SECONDS = 0.5
-# Each of the two stopping rounds (the others, then the cluster) waits this long before
-# SIGKILL: Ctrl-C must leave nothing running within 10 s. Children that outlive it are
-# busy (a worker in a long task, a cluster mid-save: its snapshots are atomic).
-STOP_SECONDS = 4.0
+# How long each of the two stopping rounds waits before SIGKILL: Ctrl-C must leave
+# nothing running within 10 s. The first (web, worker: a worker in a long task is killed
+# at the end of it) is short, so the cluster has most of the time to save its snapshot
+# (a week's takes ~11 s on a busy 2-core machine; cut short, the last periodic one, at
+# most 30 s old, stays: its snapshots are written atomically).
+STOP_SECONDS = 3.0
+STOP_LAST_SECONDS = 5.5
 
 
 @dataclass
@@ -93,7 +96,8 @@ class Supervisor:
         the ``stop_last`` ones after the others are gone."""
         first = [c.process for c in self.children if c.process and not c.stop_last]
         stop_processes([*first, *also])
-        stop_processes([c.process for c in self.children if c.process and c.stop_last])
+        last = [c.process for c in self.children if c.process and c.stop_last]
+        stop_processes(last, grace=STOP_LAST_SECONDS)
 
     def _died(self, child: Child, code: int | None) -> str | None:
         if child.process is not None:
@@ -131,13 +135,13 @@ def _kill_leftovers(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def stop_processes(processes: list[subprocess.Popen]) -> None:
+def stop_processes(processes: list[subprocess.Popen], grace: float = STOP_SECONDS) -> None:
     """SIGTERM all at once (a leader shuts its own children down), then wait for them
-    together: SIGKILL what outlives ``STOP_SECONDS``."""
+    together: SIGKILL what outlives ``grace`` seconds."""
     for process in processes:
         if process.poll() is None:
             process.terminate()
-    deadline = time.monotonic() + STOP_SECONDS
+    deadline = time.monotonic() + grace
     for process in processes:
         try:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))
