@@ -289,7 +289,9 @@ def main() -> int:
     """Run until Ctrl-C or SIGTERM (exit 0) or until a child is given up on (exit 1)."""
     # Both interrupt whatever the launcher waits on (a start-up command too), and
     # ``_run``'s clean-up stops the children: no traceback, nothing left running.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # SIGINT too: started in the background by a shell, the launcher inherits it ignored.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.default_int_handler)
     try:
         failure = _run()
     except KeyboardInterrupt:
