@@ -28,7 +28,7 @@ STOPPED_WITHIN = 10.0
 class Launcher:
     """One `make run` on ``data_dir``, its terminal captured in a file."""
 
-    def __init__(self, data_dir: Path, terminal: Path):
+    def __init__(self, data_dir: Path, terminal: Path, *, sigint_ignored: bool = False):
         self.data_dir, self.terminal = data_dir, terminal
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
@@ -38,6 +38,7 @@ class Launcher:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "portal.embedded"],
                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                preexec_fn=_ignore_sigint if sigint_ignored else None,
             )  # fmt: skip
 
     def shown(self) -> str:
@@ -59,6 +60,11 @@ class Launcher:
 
     def web_server_pids(self) -> list[int]:
         return [pid for pid in _pids() if f"127.0.0.1:{self.port}" in _cmdline(pid)]
+
+
+def _ignore_sigint() -> None:
+    """As a shell starts a background job (``make run &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _pids() -> list[int]:
@@ -115,7 +121,7 @@ def test_ctrl_c_stops_everything_within_10_s_and_a_second_start_shows_the_logins
 
 
 def test_ctrl_c_during_the_start_up_commands_stops_without_a_traceback(tmp_path):
-    launcher = Launcher(tmp_path / "data", tmp_path / "terminal")
+    launcher = Launcher(tmp_path / "data", tmp_path / "terminal", sigint_ignored=True)
     wait_until(lambda: "starting Quartermaster" in launcher.shown(), timeout=60, interval=0.1)
 
     assert launcher.stop(signal.SIGINT) < STOPPED_WITHIN
