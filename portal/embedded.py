@@ -100,8 +100,10 @@ def _manage(*args: str) -> str:
         for line in process.stdout:
             _log().write(line)
             output.append(line.decode(errors="replace"))
-    finally:
-        stop_processes([process])  # at once when it is done; when interrupted, it too stops
+        process.wait()
+    except BaseException:  # interrupted: the command is in no supervisor, stop it here
+        stop_processes([process])
+        raise
     if process.returncode != 0:
         raise SystemExit(
             f"manage.py {args[0]} failed with exit code {process.returncode}: "
