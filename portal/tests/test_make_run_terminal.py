@@ -4,7 +4,8 @@ loaded), the children's output in that log file instead of the terminal, and Ctr
 SIGTERM stopping everything within 10 s without a traceback.
 
 The real launcher in its embedded default (SQLite, filesystem broker) in a data
-directory of its own, without the cluster to keep the start short."""
+directory of its own, without the cluster to keep the start short, but for one test that
+stops it while the cluster plays the demo week."""
 
 from __future__ import annotations
 
@@ -28,11 +29,14 @@ STOPPED_WITHIN = 10.0
 class Launcher:
     """One `make run` on ``data_dir``, its terminal captured in a file."""
 
-    def __init__(self, data_dir: Path, terminal: Path, *, sigint_ignored: bool = False):
+    def __init__(
+        self, data_dir: Path, terminal: Path, *, sigint_ignored: bool = False, cluster=False
+    ):
         self.data_dir, self.terminal = data_dir, terminal
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-        env.update(QM_DATA_DIR=str(data_dir), QM_PORT=str(self.port), QM_CLUSTER_SYNC="false")
+        env.update(QM_DATA_DIR=str(data_dir), QM_PORT=str(self.port))
+        env.update(QM_CLUSTER_SYNC="true" if cluster else "false")
         env.update(QM_ENV="dev", PYTHONUNBUFFERED="1")
         with terminal.open("w") as out:
             self.process = subprocess.Popen(
@@ -127,3 +131,25 @@ def test_ctrl_c_during_the_start_up_commands_stops_without_a_traceback(tmp_path)
     assert launcher.stop(signal.SIGINT) < STOPPED_WITHIN
     assert "Traceback" not in launcher.shown()
     assert "KeyboardInterrupt" not in launcher.shown()
+
+
+def test_ctrl_c_while_the_demo_week_plays_stops_everything_within_10_s(tmp_path):
+    launcher = Launcher(tmp_path / "data", tmp_path / "terminal", cluster=True)
+    try:
+        wait_until(launcher.running, timeout=300, interval=0.5)
+        # The worker's recorder follows the week: the status line has moved past day 1.
+        wait_until(lambda: "(25 %)" in launcher.shown(), timeout=300, interval=0.5)
+        children = _children_of(launcher.process.pid)
+        assert len(children) >= 3  # the cluster, the web server, the worker
+
+        assert launcher.stop(signal.SIGINT) < STOPPED_WITHIN
+    finally:
+        launcher.process.kill()
+    assert "Traceback" not in launcher.shown()
+    assert [pid for pid in children if Path(f"/proc/{pid}").exists()] == []
+    assert "simcluster seeding" not in launcher.shown()  # the cluster's output is the week's
+
+
+def _children_of(parent: int) -> list[int]:
+    path = Path(f"/proc/{parent}/task/{parent}/children")
+    return [int(pid) for pid in path.read_text().split()]
