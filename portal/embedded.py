@@ -374,10 +374,15 @@ PREPARE_UNSEEDED = [["migrate", "--noinput", "-v0"], ["load_demo"]]
 
 
 def _prepare(*, seeded: bool) -> list[str]:
-    """Run the start-up commands; the lines that show the logins (there are none in a
-    database that had users before the demo)."""
+    """Run the start-up commands; the lines that show the logins."""
     commands = PREPARE_SEEDED if seeded else PREPARE_UNSEEDED
-    output = "".join(_manage(*command) for command in commands)
+    return logins_to_show("".join(_manage(*command) for command in commands))
+
+
+def logins_to_show(output: str) -> list[str]:
+    """The terminal's lines about logins, from what the start-up commands printed: the
+    demo's, also on a start that loaded nothing, but none in a database that had users
+    before the demo (it was never loaded there)."""
     if NEVER_LOADED in output:
         return [NEVER_LOADED]
     header = "Logins:" if "Demo logins:" in output else "Logins (as the demo loaded them):"
