@@ -47,7 +47,7 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
 from apps.accounts.services import issue_api_token
 from apps.queues import services
-from apps.queues.demo import load_demo
+from portal.demo.policy import load_demo
 from apps.queues.models import Queue, Team
 User = get_user_model()
 if not User.objects.filter(username="admin").exists():

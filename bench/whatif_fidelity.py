@@ -72,7 +72,7 @@ def _setup_django(url: str, data_dir: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from portal.demo import load_everything
+    from portal.demo.seeding import load_everything
 
     load_everything()
 

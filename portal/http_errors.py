@@ -11,10 +11,12 @@ renderer's error).
 from __future__ import annotations
 
 from http.client import responses
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import resolve_url
 from django.views import csrf, defaults
 
 from apps.accounts.authentication import SCHEMES
@@ -39,6 +41,7 @@ CODES = {
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 # Response headers an error keeps when its body is replaced.
 KEPT_HEADERS = ("Allow", "WWW-Authenticate", "Retry-After")
+ADMIN_LOGIN = "/admin/login/"  # where the Django admin sends whoever is not staff
 
 
 def is_api(request: HttpRequest) -> bool:
@@ -158,6 +161,8 @@ class JsonErrorsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
+        if is_api(request) and _is_login_redirect(response):
+            return session_only(request)
         if response.status_code < 400 or not is_api(request) or _is_json(response):
             return response
         replaced = json_error(request, response.status_code)
@@ -165,6 +170,23 @@ class JsonErrorsMiddleware:
             if header in response:
                 replaced[header] = response[header]
         return replaced
+
+
+def session_only(request: HttpRequest) -> JsonResponse:
+    """401 for a token client on a page that takes a signed-in session only: a script
+    following the login redirect would get an HTML form, whatever its token was."""
+    detail = (
+        f"{request.path} is a page for a signed-in browser and takes no API token; "
+        "scripts use /api/v1/ and the report downloads (e.g. /reports/2026-W49/report.json)"
+    )
+    return JsonResponse(error_body("not_authenticated", detail), status=401)
+
+
+def _is_login_redirect(response: HttpResponse) -> bool:
+    if response.status_code not in (301, 302) or "Location" not in response:
+        return False
+    target = urlsplit(response["Location"]).path
+    return target in (resolve_url(settings.LOGIN_URL), ADMIN_LOGIN)
 
 
 def _is_json(response: HttpResponse) -> bool:

@@ -66,8 +66,8 @@ INSTALLED_APPS = [
     "apps.notifications",
     "apps.whatif",
     "apps.live",
-    # Last: only for its management commands (the demo launcher wires every app).
-    "portal",
+    # Last: the demo's management commands (it seeds every app; no models of its own).
+    "portal.demo",
 ]
 
 MIDDLEWARE = [

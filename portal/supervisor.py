@@ -21,7 +21,13 @@ from portal.restart_policy import RestartPolicy, decide
 
 DEFAULT_POLICY = RestartPolicy()
 POLL_SECONDS = 0.5
-STOP_SECONDS = 15.0
+# How long each of the two stopping rounds waits before SIGKILL: Ctrl-C must leave
+# nothing running within 10 s. The first (web, worker: a worker in a long task is killed
+# at the end of it) is short, so the cluster has most of the time to save its snapshot
+# (a week's takes ~11 s on a busy 2-core machine; cut short, the last periodic one, at
+# most 30 s old, stays: its snapshots are written atomically).
+STOP_SECONDS = 3.0
+STOP_LAST_SECONDS = 5.5
 
 
 @dataclass
@@ -85,10 +91,13 @@ class Supervisor:
             return self._restart(child)
         return None
 
-    def stop(self) -> None:
-        """Stop every child; the ``stop_last`` ones after the others are gone."""
-        for last in (False, True):
-            stop_processes([c.process for c in self.children if c.process and c.stop_last == last])
+    def stop(self, also: list[subprocess.Popen] = ()) -> None:
+        """Stop every child, and ``also`` (processes nobody watches) with the first round;
+        the ``stop_last`` ones after the others are gone."""
+        first = [c.process for c in self.children if c.process and not c.stop_last]
+        stop_processes([*first, *also])
+        last = [c.process for c in self.children if c.process and c.stop_last]
+        stop_processes(last, grace=STOP_LAST_SECONDS)
 
     def _died(self, child: Child, code: int | None) -> str | None:
         if child.process is not None:
@@ -126,12 +135,13 @@ def _kill_leftovers(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def stop_processes(processes: list[subprocess.Popen]) -> None:
-    """SIGTERM each (a leader shuts its own children down), SIGKILL what outlives the wait."""
+def stop_processes(processes: list[subprocess.Popen], grace: float = STOP_SECONDS) -> None:
+    """SIGTERM all at once (a leader shuts its own children down), then wait for them
+    together: SIGKILL what outlives ``grace`` seconds."""
     for process in processes:
         if process.poll() is None:
             process.terminate()
-    deadline = time.monotonic() + STOP_SECONDS
+    deadline = time.monotonic() + grace
     for process in processes:
         try:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))

@@ -1,8 +1,8 @@
 """A realistic week on the demo cluster, generated in virtual time.
 
-``demo_objects()`` is the demo catalogue (mirrors ``apps/queues/demo.py``:
+``demo_objects()`` is the demo catalogue (mirrors ``portal/demo/policy.py``:
 flavors, cohorts, priority tiers, one ClusterQueue/LocalQueue per team; and
-``apps/jobs/demo.py``'s interactive pool).
+``portal/demo/notebooks.py``'s interactive pool).
 ``generate_week(objects, days=7, seed=1, start_ms=...)`` returns an arrival
 trace ``[(epoch_ms, manifest)]`` of Jobs and notebook StatefulSets; Nodes
 for every flavor come from ``nodes_for(objects)``. ``seed_history`` replays
@@ -38,7 +38,7 @@ TEAMS = {
     "inference": ("gpu-production", {"h100-80gb": 8, "a100-mig-1g10gb": 28}),
 }
 GPUS_PER_NODE = {GPU: 8, MIG: 56}
-# The portal's interactive pool (apps/jobs/demo.py): the a100 GPUs no team queue holds.
+# The portal's interactive pool (portal/demo/notebooks.py): the a100 GPUs no team queue holds.
 POOL = "interactive"
 POOL_QUOTA = ("a100-80gb", {"cpu": "64", "memory": "512Gi", GPU: "8"})
 POOL_TIER = "p1-high"
@@ -362,7 +362,7 @@ def idle_notebook() -> Obj:
     """Alice's notebook as the portal renders one (apps/jobs/manifests.py: its labels,
     requests = limits, the flavor's node selector), left running with idle GPUs.
 
-    The portal's demo adopts it as alice's (apps/jobs/demo.py) and culls it for real:
+    The portal's demo adopts it as alice's (portal/demo/notebooks.py) and culls it for real:
     its cull task reads this pod's 0 % DCGM utilisation back from Prometheus.
     """
     labels = {

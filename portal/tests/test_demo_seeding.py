@@ -13,6 +13,7 @@ from apps.queues.models import AuditEntry, DemoSeed, Membership, Queue
 from apps.queues.snapshots import queue_snapshot
 from core.roles import TeamRole
 from portal import embedded
+from portal.demo.logins import NEVER_LOADED
 
 pytestmark = pytest.mark.django_db
 
@@ -61,11 +62,16 @@ def _user_changes() -> dict:
 def test_restarts_keep_every_user_change_and_write_nothing(settings):
     first = _start()
     assert "admin-demo-pass" in first and DemoSeed.objects.get().loaded
+    shown = embedded.logins_to_show(first)
+    assert shown[0] == "Logins:" and "  admin    / admin-demo-pass    (platform admin)" in shown
     changed = _user_changes()
     audit_rows = AuditEntry.objects.count()
     for seeded in (True, False):  # restarted twice: with the cluster, then without
         again = _start(seeded=seeded)
         assert "admin-demo-pass" not in again and "left as its users left it" in again
+        # The terminal shows them on every start all the same (five users and a heading).
+        assert embedded.logins_to_show(again)[0] == "Logins (as the demo loaded them):"
+        assert len(embedded.logins_to_show(again)) == 6
         assert _vision() == changed["snapshot"]
         assert _vision()["fair_weight"] == "3" and _vision()["quotas"][0]["nominal"] == "20"
         assert Membership.objects.filter(user__username="carol", team__slug="vision").exists()
@@ -77,7 +83,9 @@ def test_restarts_keep_every_user_change_and_write_nothing(settings):
 
 def test_a_database_already_in_use_gets_no_demo(db):
     User.objects.create_user("ops", password="their-own")
-    assert "database had users already" in _start()
+    output = _start()
+    assert "database had users already" in output
+    assert embedded.logins_to_show(output) == [NEVER_LOADED]  # no demo logins to show
     assert list(User.objects.values_list("username", flat=True)) == ["ops"]
     assert not AuditEntry.objects.exists()
 

@@ -20,8 +20,9 @@ from django.db import connection
 from apps.queues.tests.cluster import REPO, SimCluster, shared_database_url, wait_until
 from apps.reports.models import WeeklyReport
 from portal import preparing
-from portal.demo_week import DemoWeek
+from portal.demo.week import DemoWeek
 from portal.supervisor import stop_processes
+from portal.terminal import Terminal
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -35,8 +36,11 @@ def cluster(tmp_path):
     sim.stop()
 
 
-def _week(tmp_path, cluster: SimCluster, *, played: str = "", resume: bool = True) -> DemoWeek:
-    """The launcher's DemoWeek on ``cluster``, told ``played`` (the cluster's output)."""
+def _week(
+    tmp_path, cluster: SimCluster, *, played: str = "", resume: bool = True, on_ready=lambda: None
+) -> DemoWeek:
+    """The launcher's DemoWeek on ``cluster``, told ``played`` (the cluster's output); what
+    it shows is in ``week.terminal.stream``."""
     env = {
         **os.environ,
         "DATABASE_URL": shared_database_url(),
@@ -54,6 +58,7 @@ def _week(tmp_path, cluster: SimCluster, *, played: str = "", resume: bool = Tru
     return DemoWeek(
         io.StringIO(played), sim_url=cluster.url, data_dir=tmp_path, days=1, spawn=spawn,
         prometheus_work=tmp_path / "prometheus", pending=tmp_path / "pending", resume=resume,
+        terminal=Terminal(io.StringIO()), on_ready=on_ready,
     )  # fmt: skip
 
 
@@ -66,7 +71,8 @@ def _finished(week: DemoWeek, tmp_path) -> int | None:
 
 def test_a_cluster_timeout_is_waited_out_and_the_reports_appear(tmp_path, cluster):
     cluster.fault(verb="list", resource="workloads", latencySeconds=4, count=2)
-    week = _week(tmp_path, cluster).start()
+    announced = []  # the launcher shows the URL and logins again
+    week = _week(tmp_path, cluster, on_ready=lambda: announced.append("again")).start()
 
     assert wait_until(lambda: _finished(week, tmp_path) is not None, timeout=300) is not None
     output = (tmp_path / "reports.log").read_text()
@@ -75,6 +81,7 @@ def test_a_cluster_timeout_is_waited_out_and_the_reports_appear(tmp_path, cluste
     assert wait_until(week.ready.is_set, timeout=10)
     assert WeeklyReport.objects.exists()
     assert preparing.read(tmp_path) is None and not (tmp_path / "pending").exists()
+    assert announced == ["again"]
 
 
 def test_a_cluster_that_refuses_for_good_leaves_the_failure_in_the_banner(tmp_path, cluster):
@@ -104,3 +111,9 @@ def test_a_cluster_that_stops_mid_week_gets_the_reports_of_what_was_played(tmp_p
     finally:
         stop_processes(week.children)  # Prometheus, when the package is installed
     assert WeeklyReport.objects.exists() and preparing.read(tmp_path) is None
+    shown = week.terminal.stream.getvalue()
+    # The status line (not a TTY: its first value), then the end of the week below it.
+    assert shown.startswith(
+        "[##############..............] Preparing the demo week: day 1 of 1 (50 %)"
+    )
+    assert "the demo week is ready: its reports and what-if are open\n" in shown

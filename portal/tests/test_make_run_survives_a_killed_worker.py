@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from apps.queues.tests.cluster import wait_until
-from portal.demo_prometheus import free_port
+from portal.demo.prometheus import free_port
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

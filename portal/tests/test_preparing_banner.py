@@ -4,7 +4,7 @@ import pytest
 from django.test import Client
 
 from portal import preparing
-from portal.demo_week import progress
+from portal.demo.week import progress
 
 pytestmark = pytest.mark.django_db
 

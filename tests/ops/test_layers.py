@@ -68,13 +68,17 @@ def test_a_package_imports_only_what_its_layer_allows(package):
 PORTAL_WIRING = {
     "portal/urls.py": "routes every app's pages and API (and the guarded login forms)",
     "portal/schedule.py": "the Celery beat table, timed by the reports' build hour",
-    "portal/demo.py": "the demo launcher seeds every app",
+    "portal/demo/seeding.py": "the demo launcher seeds every app",
+    "portal/demo/policy.py": "the demo's policy and users are loaded through the queues' "
+    "services, as an admin would",
+    "portal/demo/notebooks.py": "the demo's notebook pool is loaded, and the notebooks the "
+    "seeded cluster runs adopted, through the jobs' services",
     "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
     "portal/http_errors.py": "a token client gets JSON errors on any path: it reads the "
     "Authorization schemes the API's authentication accepts",
-    "portal/management/commands/seed_demo.py": "the demo's first start reconciles the "
+    "portal/demo/management/commands/seed_demo.py": "the demo's first start reconciles the "
     "seeded policy and queues the informer",
-    "portal/management/commands/finish_demo_week.py": "the demo week's end adopts the "
+    "portal/demo/management/commands/finish_demo_week.py": "the demo week's end adopts the "
     "seeded notebooks, syncs job status and builds the reports",
 }
 

@@ -218,3 +218,47 @@ def test_an_error_another_renderer_would_draw_is_json(scientist):
     body = assert_api_error(response, 405, "method_not_allowed")
     assert body["detail"] == "PUT is not allowed here"
     assert "GET" in response["Allow"]
+
+
+# --- a token client on a page: JSON whatever went wrong, never HTML ------------------
+
+
+def with_scheme(user, scheme: str) -> Client:
+    raw = issue_api_token(user, "script", actor=user)[1]
+    return Client(HTTP_AUTHORIZATION=f"{scheme} {raw}", raise_request_exception=False)
+
+
+@pytest.mark.parametrize("scheme", ["Token", "Bearer"])
+def test_a_token_client_on_a_report_page_that_does_not_exist_gets_json(scientist, debug, scheme):
+    # Pages take a signed-in session: a token is told so, not sent to the login form.
+    response = with_scheme(scientist, scheme).get("/reports/1999-W01/")
+    body = assert_api_error(response, 401, "not_authenticated")
+    assert body["detail"].startswith("/reports/1999-W01/ is a page for a signed-in browser")
+
+
+def test_a_bad_token_on_a_page_is_a_json_401(db, debug):
+    client = Client(HTTP_AUTHORIZATION="Bearer not-a-token", raise_request_exception=False)
+    assert_api_error(client.get("/reports/"), 401, "not_authenticated")
+
+
+def test_a_token_client_using_the_wrong_method_on_a_page_gets_json(scientist, debug):
+    response = with_scheme(scientist, "Bearer").get("/logout/")
+    assert_api_error(response, 405, "method_not_allowed")
+
+
+def test_a_token_client_sending_an_oversized_form_to_a_page_gets_json(scientist, settings, debug):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    response = with_scheme(scientist, "Token").post("/notifications/", {"url": "x" * 2048})
+    assert response["Content-Type"] == "application/json"
+    assert response.status_code in (400, 413)
+
+
+@pytest.mark.parametrize("url", ["/reports/1999-W01/", "/admin/"])
+def test_a_browser_on_a_page_is_still_sent_to_the_login_form(db, debug, url):
+    response = Client().get(url)
+    assert response.status_code == 302
+    assert "login/?next=" in response["Location"]
+
+
+def test_a_token_client_on_the_django_admin_gets_json(scientist, debug):
+    assert_api_error(with_scheme(scientist, "Token").get("/admin/"), 401, "not_authenticated")

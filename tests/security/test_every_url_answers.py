@@ -1,6 +1,7 @@
 """Every URL pattern, as written and with a ``.json`` suffix, for GET and each write
 method, as an anonymous caller, a token client and a signed-in admin: never a 5xx, and
-every refusal on an API path or to a token client is JSON of the API's error shape.
+every refusal on an API path or to a token client is JSON of the API's error shape (a
+token client is never sent to the login form either).
 
 The URLs are the authorization matrix's (``test_every_url_pattern_has_an_expectation``
 keeps it complete), with its world's objects filled in; its rows' bodies are sent with
@@ -69,6 +70,8 @@ def failure(name: str, kind: str, url: str, response) -> str | None:
     status = response.status_code
     if status >= 500 and not (status == 503 and name in SERVICE_UNAVAILABLE_IS_AN_ANSWER):
         return f"{status} {response.content[:200]!r}"
+    if kind == "token" and status in (301, 302) and "login/" in response.get("Location", ""):
+        return f"{status} to the login form, an HTML page a script cannot read"
     if status < 400 or not (is_api(url) or kind == "token"):
         return None
     if response.get("Content-Type") != "application/json":

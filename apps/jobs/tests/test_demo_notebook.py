@@ -7,13 +7,13 @@ from django.utils.dateparse import parse_datetime
 from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
-from apps.jobs.demo import adopt_seeded_notebooks
 from apps.jobs.models import Notebook
 from apps.jobs.tests.conftest import add_node
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
-from portal.demo import load_everything
+from portal.demo.notebooks import adopt_seeded_notebooks
+from portal.demo.seeding import load_everything
 from simcluster import demo as sim_demo
 
 pytestmark = pytest.mark.django_db(transaction=True)

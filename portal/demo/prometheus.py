@@ -16,6 +16,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from portal.supervisor import stop_processes
+
 HISTORY_STEP = "300s"  # 7 days × every GPU at 5-minute resolution stays ~150 MB of text
 SCRAPE_INTERVAL = "30s"
 
@@ -58,7 +60,11 @@ def start(sim_url: str, work: Path, port: int = 0) -> tuple[subprocess.Popen, st
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    _wait_ready(url, process)
+    try:
+        _wait_ready(url, process)
+    except BaseException:  # not ready, or the launcher interrupted: nobody watches it yet
+        stop_processes([process])
+        raise
     return process, url
 
 

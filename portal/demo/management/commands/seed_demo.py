@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand
 from apps.queues.reconcile.run import reconcile
 from core.retrying import report_to, retry_transient
 from informer.tasks import run_informer_task
-from portal.management.commands.load_demo import seed_or_explain
+from portal.demo.management.commands.load_demo import seed_or_explain
 
 
 class Command(BaseCommand):

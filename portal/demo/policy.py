@@ -1,12 +1,11 @@
-"""Demo catalog and people for the embedded default (`make run`).
+"""The demo's policy and people for the embedded default (`make run`): flavors, cohorts,
+priority tiers, four teams with queues and envelopes, and the users of ``logins``.
 
 Loaded through the services, so the demo also exercises validation and audit.
 Idempotent: running it again changes nothing.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
@@ -16,6 +15,7 @@ from apps.queues import services
 from apps.queues.models import Queue, Team
 from apps.queues.snapshots import queue_snapshot
 from core.roles import TeamRole
+from portal.demo.logins import LOGINS, DemoLogin
 
 
 class DemoRefused(Exception):
@@ -31,21 +31,6 @@ def refuse_in_production() -> None:
             "default (make run) only. Create real users instead (OIDC, or Django admin)."
         )
 
-
-@dataclass(frozen=True)
-class DemoLogin:
-    username: str
-    password: str
-    role: str
-
-
-LOGINS = [
-    DemoLogin("admin", "admin-demo-pass", "platform admin"),
-    DemoLogin("vera", "vera-demo-pass", "team lead of vision"),
-    DemoLogin("nils", "nils-demo-pass", "team lead of nlp"),
-    DemoLogin("alice", "alice-demo-pass", "scientist in vision"),
-    DemoLogin("bob", "bob-demo-pass", "scientist in nlp"),
-]
 
 FLAVORS = [
     (

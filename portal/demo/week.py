@@ -2,12 +2,12 @@
 
 The simulated cluster plays the generated week while it serves (``serve --seed-history``,
 paced so the worker's history recorder watches every transition) and prints its
-progress, one line per virtual hour. ``DemoWeek`` follows those lines on a thread: a
-progress bar in the terminal and the progress record every page shows
-(``portal.preparing``). When the week is done it backfills the week's GPU metrics into
+progress, one line per virtual hour. ``DemoWeek`` follows those lines on a thread: one
+updating status line in the terminal (``portal.terminal``) and the progress record every
+page shows (``portal.preparing``). When the week is done it backfills the week's GPU metrics into
 Prometheus and starts it (when installed), runs ``manage.py finish_demo_week`` (wait for
-the recorder, build the reports; it waits out a cluster that does not answer) and
-removes the record. A marker file (``pending``) stays until that succeeded: a first start
+the recorder, build the reports; it waits out a cluster that does not answer), removes
+the record and calls ``on_ready`` (the launcher shows the URL and logins again). A marker file (``pending``) stays until that succeeded: a first start
 stopped half-way is finished on the next start (``resume=True``: the reports of what was
 played and recorded; no backfill). A cluster that stops mid-week (the launcher restarts it
 from its snapshot, without the rest of the week) ends the week early the same way. If
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -26,7 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from portal import demo_prometheus, preparing
+from portal import preparing
+from portal.demo import prometheus as demo_prometheus
+from portal.terminal import Terminal
 
 TITLE = "Preparing the demo week"
 NOTE = "reports and what-if will be ready when it finishes"
@@ -64,10 +65,13 @@ class DemoWeek:
         days: int,
         spawn: Callable[[str, list[str]], subprocess.Popen],
         resume: bool = False,
+        terminal: Terminal | None = None,
+        on_ready: Callable[[], None] = lambda: None,
     ) -> None:
         self.lines, self.sim_url, self.data_dir, self.days = lines, sim_url, data_dir, days
         self.spawn, self.pending, self.resume = spawn, pending, resume
         self.prometheus_work = prometheus_work
+        self.terminal, self.on_ready = terminal or Terminal(), on_ready
         # Resumed, the launcher starts Prometheus itself (nothing is left to backfill).
         available = demo_prometheus.available() and not resume
         self.prometheus_port = demo_prometheus.free_port() if available else 0
@@ -93,7 +97,9 @@ class DemoWeek:
 
     def _run(self) -> None:
         if self.resume:
-            _say("the first start stopped before the demo week was ready: building its reports")
+            self._say(
+                "the first start stopped before the demo week was ready: building its reports"
+            )
             self._finish()
         else:
             self._follow()
@@ -101,20 +107,19 @@ class DemoWeek:
             pass
 
     def _follow(self) -> None:
-        shown = -1
         for line in self.lines:
             if match := PROGRESS.search(line):
                 record = progress(float(match.group(1)), float(match.group(2)))
                 preparing.write(self.data_dir, record)
-                if record.percent // 5 != shown // 5:
-                    shown = record.percent
-                    _say(bar(record))
+                self.terminal.status(bar(record), record.percent)
             elif DONE.search(line):
-                _say(line.strip())
+                self._say(line.strip())  # "simcluster seeded 1234 workloads over 7 days"
                 self._finish()
                 return
         if not self.stopping.is_set():
-            _say("the simulated cluster stopped before the week was played: reporting what was")
+            self._say(
+                "the simulated cluster stopped before the week was played: reporting what was"
+            )
             self._wait_for_cluster()  # the launcher restarts it; the backfill reads it
             self._finish()
 
@@ -141,27 +146,28 @@ class DemoWeek:
             preparing.clear(self.data_dir)
             self.pending.unlink(missing_ok=True)
             self.ready.set()
-            _say("the demo week is ready: its reports and what-if are open")
+            self._say("the demo week is ready: its reports and what-if are open")
+            self.on_ready()
         elif not self.stopping.is_set():
             # Said on every page, not cleared: the reports are missing and people should know.
             failed = f"failed: finish_demo_week exited with code {outcome}"
             preparing.write(self.data_dir, preparing.Preparing(TITLE, failed, 100, FAILED_NOTE))
-            _say(f"{failed}; see its output above. The next start tries again.")
+            self._say(f"{failed}; its output is in the log. The next start tries again.")
 
     def _start_prometheus(self) -> None:
-        _say("backfilling the week's GPU metrics into Prometheus…")
+        self._say("backfilling the week's GPU metrics into Prometheus…")
         try:
             demo_prometheus.backfill(self.sim_url, self.prometheus_work, self.days)
             process, url = demo_prometheus.start(
                 self.sim_url, self.prometheus_work, port=self.prometheus_port
             )
         except (OSError, subprocess.CalledProcessError, SystemExit) as exc:
-            _say(f"Prometheus did not start ({exc}): reports will mark GPU-metric panels missing")
+            self._say(f"Prometheus did not start ({exc}): reports mark GPU-metric panels missing")
             return
         self.children.append(process)
-        _say(f"Prometheus at {url}")
+        self._say(f"Prometheus at {url}")
 
-
-def _say(text: str) -> None:
-    print(text, flush=True)
-    sys.stdout.flush()
+    def _say(self, text: str) -> None:
+        """A message below the status line, which stays as it was last drawn."""
+        self.terminal.end_status()
+        self.terminal.say(text)

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from portal.demo import DemoRefused, seed_demo_once
+from portal.demo.logins import NEVER_LOADED, login_lines
+from portal.demo.seeding import DemoRefused, seed_demo_once
 
 
 def seed_or_explain(command: BaseCommand) -> bool:
@@ -11,10 +12,12 @@ def seed_or_explain(command: BaseCommand) -> bool:
         raise CommandError(str(exc)) from None
     if marker is not None:
         command.stdout.write(f"nothing loaded: {marker}; everything is left as its users left it")
+        if not marker.loaded:
+            command.stdout.write(NEVER_LOADED)
         return False
     command.stdout.write("Demo logins:")
-    for login in logins:
-        command.stdout.write(f"  {login.username:<8} / {login.password:<18} ({login.role})")
+    for line in login_lines(logins):
+        command.stdout.write(line)
     return True
 
 

@@ -1,7 +1,7 @@
 """Demo set-up for notebooks and jobs: the interactive pool, images, profiles, templates,
 and the notebooks the seeded cluster already runs.
 
-Runs after ``apps.queues.demo.load_demo`` (it needs the flavors and tiers) and is
+Runs after ``portal.demo.policy.load_demo`` (it needs the flavors and tiers) and is
 idempotent: rows that exist are left as they are.
 """
 

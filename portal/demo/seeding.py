@@ -10,9 +10,10 @@ from __future__ import annotations
 from django.db import transaction
 
 from apps.accounts.models import User
-from apps.jobs.demo import load_jobs_demo
-from apps.queues.demo import DemoLogin, DemoRefused, load_demo, refuse_in_production
 from apps.queues.models import DemoSeed
+from portal.demo.logins import DemoLogin
+from portal.demo.notebooks import load_jobs_demo
+from portal.demo.policy import DemoRefused, load_demo, refuse_in_production
 
 __all__ = ["DemoRefused", "load_everything", "seed_demo_once"]
 

@@ -19,12 +19,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from apps.jobs.cluster_sync import sync_status
-from apps.jobs.demo import adopt_seeded_notebooks
 from apps.reports.catchup import wait_for_history
 from apps.reports.compute.weeks import week_of
 from apps.reports.services.snapshots import build_weekly_report
 from core.kube import KubeClient, KubeError
 from core.retrying import report_to, retry_transient
+from portal.demo.notebooks import adopt_seeded_notebooks
 
 
 class Command(BaseCommand):
