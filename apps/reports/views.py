@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from apps.accounts.authentication import token_or_login_required
-from apps.reports import charts, freshness, gaps
+from apps.reports import charts, freshness, gaps, period
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
 from apps.reports.models import WeeklyReport
@@ -85,6 +85,7 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
         },
         "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],
         "stamp": build_stamp(week, report["built_at"]),
+        "so_far": period.so_far(report),
     }
     return render(request, "reports/week.html", context)
 

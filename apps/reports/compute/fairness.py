@@ -12,7 +12,7 @@
 * Decayed usage = Σ gpus·∫ 2^(−(T−t)/H) dt over the week's runs, T = week end,
   H = the half-life: recent use weighs more, as in Kueue's admission fair sharing.
 * Dominant resource share = max over flavors of the team's GPU-hours ÷
-  (flavor capacity × hours in the week).
+  (flavor capacity × hours covered: the week, or its hours so far while in progress).
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def _team_quota(week: WeekInput) -> tuple[dict[str, float], dict[str, float]]:
 def _dominant(team: str, per_flavor: dict[tuple[str, str], float], week: WeekInput) -> dict:
     best, best_flavor = 0.0, ""
     for (t, flavor), hours in per_flavor.items():
-        capacity = week.capacity.get(flavor, 0.0) * week.hours
+        capacity = week.capacity.get(flavor, 0.0) * week.covered_hours
         if t == team and capacity and hours / capacity > best:
             best, best_flavor = hours / capacity, flavor
     return {"dominant_share": best, "dominant_flavor": best_flavor}
