@@ -24,6 +24,11 @@ def zone_label(value: datetime) -> str:
     return "UTC" if offset in ("", "+0000") else f"{offset[:3]}:{offset[3:]}"
 
 
+def clamped(moment: datetime, *, earliest: datetime, latest: datetime) -> datetime:
+    """``moment`` moved into [earliest, latest] (``latest`` wins if they cross)."""
+    return min(max(moment, earliest), latest)
+
+
 def format_when(value: datetime | date | None, *, seconds: bool = False) -> str:
     """``value`` as ``YYYY-MM-DD HH:MM[:SS] ZONE`` in the current zone; "" for None."""
     if value is None or value == "":

@@ -44,6 +44,8 @@ class BatchJob(SubmittedWorkload):
 
     IDEMPOTENCY_SCOPE = "owner"
     STATES = JobState
+    # The moments of its life in the order they happen (``times_out_of_order``).
+    TIME_ORDER = ("created_at", "admitted_at", "ended_at")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="batch_jobs"

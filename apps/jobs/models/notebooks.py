@@ -23,6 +23,8 @@ class Notebook(SubmittedWorkload):
 
     IDEMPOTENCY_SCOPE = "requested_by"
     STATES = NotebookState
+    # The moments of its life in the order they happen (``times_out_of_order``).
+    TIME_ORDER = ("created_at", "ready_at", "ended_at")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="notebooks"
