@@ -19,6 +19,7 @@ from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
 from core import permissions
 from core.csv_export import csv_response
+from core.dates import iso_z
 
 TREND_WEEKS = 52
 
@@ -92,7 +93,8 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
 
 @token_or_login_required
 def week_json(request: HttpRequest, week: str) -> JsonResponse:
-    response = JsonResponse({"week": week, **scoped_report(request, week)})
+    report = scoped_report(request, week)
+    response = JsonResponse({"week": week, **report, "built_at": iso_z(report["built_at"])})
     response["Content-Disposition"] = f'attachment; filename="report-{week}.json"'
     return response
 
