@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 ISO_Z = "%Y-%m-%dT%H:%M:%SZ"
 MINUTES = "%Y-%m-%d %H:%M"
@@ -43,10 +44,18 @@ def clamped(moment: datetime, *, earliest: datetime, latest: datetime) -> dateti
     return min(max(moment, earliest), latest)
 
 
-def format_when(value: datetime | date | None, *, seconds: bool = False) -> str:
-    """``value`` as ``YYYY-MM-DD HH:MM[:SS] ZONE`` in the current zone; "" for None."""
+def format_when(value: datetime | date | str | None, *, seconds: bool = False) -> str:
+    """``value`` as ``YYYY-MM-DD HH:MM[:SS] ZONE`` in the current zone; "" for None.
+
+    A string is read as ISO 8601 (a cluster's ``2026-12-04T14:23:05Z``, the API's form);
+    one that is no time is returned as it is."""
     if value is None or value == "":
         return ""
+    if isinstance(value, str):
+        parsed = parse_datetime(value)
+        if parsed is None:
+            return value
+        value = parsed
     if not isinstance(value, datetime):
         return value.isoformat()  # a calendar date has no zone
     if timezone.is_naive(value):

@@ -8,13 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from apps.accounts.models import User
-from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
 from apps.reports.compute.weeks import week_of
-from apps.reports.services import build_weekly_report
 from conftest import api_as
 from core.dates import iso_z
-from portal.demo import load_everything
 
 pytestmark = pytest.mark.django_db
 
@@ -35,30 +31,6 @@ def times_in(value) -> list[str]:
     if isinstance(value, list):
         return [t for v in value for t in times_in(v)]
     return [value] if isinstance(value, str) and LOOKS_LIKE_A_TIME.match(value) else []
-
-
-@pytest.fixture
-def seeded_world(settings):
-    """The demo's people and catalogue, a notebook, a job, a what-if, this week's report;
-    no cluster answers (the live view reports it unreachable, with a time)."""
-    settings.KUBECONFIG = "/nonexistent/kubeconfig"
-    load_everything()
-    alice, vera = User.objects.get(username="alice"), User.objects.get(username="vera")
-    image = "quay.io/jupyter/pytorch-notebook:cuda12-python-3.11"
-    request_notebook(
-        alice, NotebookRequest(image=image, flavor="a100-80gb"), actor=Principal(alice)
-    )
-    submit_job(
-        alice, JobRequest(template="pytorch-train", flavor="h100-80gb"), actor=Principal(alice)
-    )
-    draft = {
-        "vision": {
-            "quotas": [{"flavor": "h100-80gb", "resource": "nvidia.com/gpu", "nominal": "20"}]
-        }
-    }
-    assert api_as(vera).post("/api/v1/whatif/", {"draft": draft}, format="json").status_code == 202
-    build_weekly_report(week_of(timezone.now()))
-    return User.objects.get(username="admin")
 
 
 def test_every_time_in_every_list_is_utc_with_z(seeded_world):
