@@ -11,6 +11,8 @@ import pytest
 from apps.queues.models import ResourceFlavor
 from apps.queues.tests.factories import make_queue, quota
 from apps.reports import charts, services
+from apps.reports.compute import fairness
+from apps.reports.compute.records import HOUR, Run, WeekInput
 from apps.reports.models import GpuPrice
 from conftest import api_as
 
@@ -75,3 +77,26 @@ def test_the_chart_draws_nominal_times_the_hours_so_far(four_idle_gpus):
     finished = services.build_weekly_report(WEEK, now=AFTER_THE_WEEK).data
     line = charts.usage_vs_quota(finished)["data"][-1]
     assert line["name"] == "nominal quota × week" and line["y"] == [4 * 168.0]
+
+
+def test_the_csv_carries_the_period(four_idle_gpus, client, admin):
+    services.build_weekly_report(WEEK, now=WEDNESDAY_NOON)
+    client.force_login(admin)
+    csv_text = b"".join(client.get(f"/reports/{WEEK}/report.csv").streaming_content).decode()
+    assert f"{WEEK},period,0,covered_hours,60.0\r\n" in csv_text
+    assert f"{WEEK},period,0,in_progress,True\r\n" in csv_text
+
+
+def test_usage_so_far_decays_from_the_build_not_from_the_weeks_end():
+    monday = WEDNESDAY_NOON.timestamp() - 60 * HOUR
+    wednesday = monday + 48 * HOUR
+    week = WeekInput(
+        start=monday, end=monday + 168 * HOUR, now=WEDNESDAY_NOON.timestamp(),
+        runs=[Run("a", "vision", "vision", "", "", "h100", gpus=2, start=wednesday)],
+    )  # fmt: skip
+    (decayed,) = fairness.decayed_gpu_hours(week)
+    # 2 GPUs from Wednesday 00:00, still running at the build 12 h later; half-life 168 h:
+    # 2 × ∫₀¹² 2^(−(12−u)/168) du = 2 × 168/ln 2 × (1 − 2^(−12/168))
+    #   = 2 × 242.3728 × (1 − 0.9516952) = 2 × 11.70778 = 23.416 GPU-h
+    # (from the week's end, 108 h later, it would be 2^(−108/168) = 0.64044 × that: 14.996).
+    assert decayed == pytest.approx(23.416, abs=0.001)
