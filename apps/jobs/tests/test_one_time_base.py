@@ -11,10 +11,17 @@ from django.core.management.base import SystemCheckError
 from django.utils import timezone
 
 from apps.jobs import sync
-from apps.jobs.choices import NotebookState
+from apps.jobs.choices import JobEventKind, JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
-from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.status import ready_since
+from apps.jobs.services import (
+    JobRequest,
+    NotebookRequest,
+    Principal,
+    request_notebook,
+    submit_job,
+)
+from apps.jobs.services.jobs import JobStatus, apply_job_status
+from apps.jobs.status import HistoryEntry, ready_since
 from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
@@ -60,3 +67,20 @@ def test_the_check_names_rows_whose_times_are_out_of_order(pool, scientist):
     assert not BatchJob.objects.times_out_of_order().exists()
     with pytest.raises(SystemCheckError, match=r"1 notebooks have times out of order"):
         call_command("check", "--database", "default", "--fail-level", "WARNING")
+
+
+def test_a_job_event_from_a_cluster_clock_ahead_of_ours_is_stored_at_the_read(
+    scientist, queue, template
+):
+    submitted = timezone.now().replace(microsecond=0)
+    read = submitted + timedelta(minutes=5)
+    spec = JobRequest(template="pytorch-train", flavor="h100", gpus_per_pod=1)
+    job, _ = submit_job(scientist, spec, actor=Principal(scientist), now=submitted)
+    # The cluster says admitted a day after our read: its clock runs ahead of ours.
+    admitted = HistoryEntry(
+        key="admitted:1", kind=JobEventKind.ADMITTED, at=read + timedelta(days=1)
+    )
+    apply_job_status(job, JobStatus(JobState.RUNNING, history=(admitted,)), now=read)
+    stored = {e.kind: e.at for e in job.events.all()}
+    assert stored[JobEventKind.SUBMITTED] == submitted
+    assert stored[JobEventKind.ADMITTED] == read  # not a day ahead of the read
