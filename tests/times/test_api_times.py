@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from datetime import timedelta
 
@@ -41,11 +43,13 @@ def test_every_time_in_every_list_is_utc_with_z(seeded_world):
         seen[url] = times_in(response.json())
     week = week_of(timezone.now())
     seen["report"] = times_in(client.get(f"/api/v1/reports/{week}/").json())
+    export = b"".join(client.get("/api/v1/audit/export/").streaming_content).decode()
+    seen["audit export"] = [row[1] for row in list(csv.reader(io.StringIO(export)))[1:]]
     wrong = {url: [t for t in times if not ONE_FORM.match(t)] for url, times in seen.items()}
     assert not any(wrong.values()), wrong
     # Not vacuous: the lists that hold timed rows did show times.
     for url in ("/api/v1/notebooks/", "/api/v1/jobs/", "/api/v1/audit/", "/api/v1/whatif/",
-                "/api/v1/live/queues/", "report"):  # fmt: skip
+                "/api/v1/live/queues/", "report", "audit export"):  # fmt: skip
         assert seen[url], url
 
 
