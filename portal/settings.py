@@ -295,6 +295,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "portal.pagination.DefaultPagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "core.api_errors.exception_handler",
+    # Serializers write datetimes in UTC through core.api_fields (whatever TIME_ZONE is);
+    # this is the same form for any DateTimeField declared without it.
+    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%SZ",
     # Per-user and per-client-address ceilings so one script can't starve the portal.
     "DEFAULT_THROTTLE_CLASSES": ["portal.throttling.UserRate", "portal.throttling.AnonRate"],
 }

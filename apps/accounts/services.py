@@ -16,6 +16,7 @@ from apps.accounts.login_guard import ACCOUNT, Lockout
 from apps.accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User, hash_token
 from core import permissions
 from core.audit import AuditAction, record_anonymous_audit, record_audit
+from core.dates import iso_z
 from core.errors import NotAllowed, RuleBroken
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,8 @@ def token_facts(token: ApiToken) -> dict:
         "name": token.name,
         "user": token.user.get_username(),
         "prefix": token.prefix,
-        "expires_at": token.expires_at.isoformat() if token.expires_at else None,
-        "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
+        "expires_at": iso_z(token.expires_at),
+        "revoked_at": iso_z(token.revoked_at),
     }
 
 
@@ -140,7 +141,7 @@ def record_login_lockout(lockout: Lockout, *, username: str, address: str) -> No
             "scope": lockout.scope,
             "username": username,
             "address": address,
-            "locked_until": until.isoformat(),
+            "locked_until": iso_z(until),
         },
         reason=reason,
     )

@@ -19,5 +19,6 @@ class JobsConfig(AppConfig):
         register_private_audit_subject("notebook", Notebook.objects.audit_ids_visible_to)
         # Status follows the informer's Workload, pod, StatefulSet and Job events.
         registry.subscribe(SUBSCRIBER)
-        # Connects the receivers that queue the cluster work the services announce.
-        from apps.jobs import tasks  # noqa: F401
+        # tasks: connects the receivers that queue the cluster work the services announce;
+        # checks: registers the time-order check (``manage.py check --database default``).
+        from apps.jobs import checks, tasks  # noqa: F401

@@ -9,7 +9,7 @@ as a missing id.
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.db.models.functions import Cast
 
 # Columns NotebookSerializer reads, and the version the status cache is keyed by.
@@ -43,6 +43,16 @@ class SubmittedWorkloadQuerySet(models.QuerySet):
     def followed(self):
         """Rows whose cluster objects exist and have not ended: read back from the cluster."""
         return self.filter(state__in=self.model.STATES.followed_values())
+
+    def times_out_of_order(self):
+        """Rows where a later moment of the model's ``TIME_ORDER`` (created, admitted or
+        ready, ended) comes before an earlier one; unset times are skipped (SQL NULL)."""
+        order = self.model.TIME_ORDER
+        wrong = Q()
+        for i, earlier in enumerate(order):
+            for later in order[i + 1 :]:
+                wrong |= Q(**{f"{earlier}__gt": F(later)})
+        return self.filter(wrong)
 
     def audit_ids_visible_to(self, user) -> models.QuerySet:
         """Ids of the rows ``user`` sees, as text: audit entries name them that way."""

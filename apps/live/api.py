@@ -12,14 +12,15 @@ from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
 from apps.live import read
+from core.api_fields import UtcDateTimeField
 
 
 class LiveStateSerializer(serializers.Serializer):
     state = serializers.CharField(
         help_text='"ok", or "unreachable": the data (if any) is the last snapshot'
     )
-    fetched_at = serializers.DateTimeField(allow_null=True, help_text="when the cluster was read")
-    unreachable_since = serializers.DateTimeField(allow_null=True)
+    fetched_at = UtcDateTimeField(allow_null=True, help_text="when the cluster was read")
+    unreachable_since = UtcDateTimeField(allow_null=True)
     detail = serializers.CharField(help_text="why the cluster did not answer, else empty")
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import Http404
+from django.utils.dateparse import parse_datetime
 
 from apps.live import compute, fetch, story
 from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.queues.models import TeamNamespace
+from core.dates import iso_z
 from core.kube import KubeError
 from core.permissions import is_admin
 
@@ -27,8 +29,11 @@ def viewer_namespaces(user) -> set[str] | None:
 def _state(taken: fetch.Snapshot) -> dict:
     return {
         "state": "ok" if taken.reachable else "unreachable",
-        "fetched_at": taken.fetched_at or None,
-        "unreachable_since": taken.unreachable_since or None,
+        # Kept to the microsecond in the cache (it tells snapshots apart); shown as the API's.
+        "fetched_at": iso_z(parse_datetime(taken.fetched_at)) if taken.fetched_at else None,
+        "unreachable_since": iso_z(parse_datetime(taken.unreachable_since))
+        if taken.unreachable_since
+        else None,
         "detail": taken.detail,
     }
 

@@ -7,6 +7,7 @@ the three sources (conditions, Events, history) alike.
 from __future__ import annotations
 
 from apps.reports.models import WorkloadRecord, WorkloadTransition
+from core.dates import iso_z
 from informer.workload import Transition
 
 
@@ -14,7 +15,8 @@ def _as_event(t: WorkloadTransition) -> dict:
     return {
         "reason": "Preempted",
         "message": t.message,
-        "lastTimestamp": t.at.isoformat(),
+        # The cluster's form, as the Events it is sorted with spell it.
+        "lastTimestamp": iso_z(t.at),
         "involvedObject": {"namespace": t.workload.namespace, "name": t.workload.name},
     }
 

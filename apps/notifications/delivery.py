@@ -12,6 +12,7 @@ from django.core.mail import send_mail
 
 from apps.notifications.choices import WebhookFormat
 from apps.notifications.models import Notification
+from core.dates import iso_z
 
 
 class DeliveryError(Exception):
@@ -55,7 +56,7 @@ def payload(notification: Notification, style: str) -> dict:
         "text": notification.body,
         "user": notification.user.get_username(),
         "context": notification.context,
-        "created_at": notification.created_at.isoformat(),
+        "created_at": iso_z(notification.created_at),
     }
 
 

@@ -3,6 +3,8 @@
 import json
 from collections.abc import Iterable, Iterator
 
+from core.dates import iso_z
+
 AUDIT_CSV_HEADER = [
     "id",
     "at",
@@ -23,7 +25,7 @@ def audit_csv_rows(entries: Iterable) -> Iterator[list[str]]:
     for entry in entries:
         yield [
             str(entry.pk),
-            entry.at.isoformat(),
+            iso_z(entry.at),
             entry.actor_name,
             entry.action,
             entry.team.slug if entry.team_id else "",

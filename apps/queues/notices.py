@@ -16,6 +16,7 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
 from apps.notifications.services import notify, portal_url
 from apps.queues.reconcile.status import out_of_sync_since
+from core.dates import format_when
 from core.roles import TeamRole
 
 
@@ -88,7 +89,7 @@ def notify_out_of_sync_queues(*, now: datetime | None = None) -> int:
         context = {
             "queue": queue.name,
             "state": state.replace("_", " "),
-            "since": since.isoformat(timespec="seconds"),
+            "since": format_when(since),
             "minutes": int((now - since).total_seconds() // 60),
             "message": message,
             "url": portal_url(f"/queues/{queue.pk}/"),

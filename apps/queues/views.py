@@ -20,7 +20,7 @@ from apps.queues.reconcile.preview import (
     cluster_queue_changes,
     queue_manifest_diff,
 )
-from apps.queues.reconcile.status import overview_states, queue_sync
+from apps.queues.reconcile.status import last_updated, overview_states, queue_sync
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -79,12 +79,14 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     history = AuditEntry.objects.visible_to(request.user).filter(
         object_type="queue", object_id=str(pk)
     )
+    sync = queue_sync(queue)
     context = {
         "queue": queue,
         "snapshot": queue_snapshot(queue),
         "can_edit": permissions.can_edit_queue(request.user, queue),
         "history": history[:20],
-        "sync": queue_sync(queue),
+        "sync": sync,
+        "updated_at": last_updated(queue, sync),
     }
     return render(request, "queues/queue_detail.html", context)
 

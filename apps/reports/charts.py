@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from apps.reports import period
 from core.charts import MARGIN, axis, empty_unless_drawn
 
 
@@ -17,8 +18,12 @@ def wait_cdf(report: dict) -> dict:
     return empty_unless_drawn({"data": data, "layout": layout}, "No job was admitted this week.")
 
 
-def usage_vs_quota(report: dict, week_hours: float = 168.0) -> dict:
+def usage_vs_quota(report: dict) -> dict:
+    """Used GPU-hours per flavor against nominal quota × the hours the report covers."""
     teams = report["fairness"]["teams"]
+    hours = period.of(report)["covered_hours"]
+    so_far = period.so_far(report)
+    label = f"nominal quota × hours {so_far}" if so_far else "nominal quota × week"
     flavors = sorted({f for t in teams for f in t.get("gpu_hours_by_flavor", {})})
     data = [
         {"type": "bar", "name": flavor, "x": [t["team"] for t in teams],
@@ -26,9 +31,9 @@ def usage_vs_quota(report: dict, week_hours: float = 168.0) -> dict:
         for flavor in flavors
     ]  # fmt: skip
     data.append(
-        {"type": "scatter", "mode": "markers", "name": "nominal quota × week",
+        {"type": "scatter", "mode": "markers", "name": label,
          "marker": {"symbol": "line-ew-open", "size": 40, "line": {"width": 3}},
-         "x": [t["team"] for t in teams], "y": [t["nominal_gpus"] * week_hours for t in teams]}
+         "x": [t["team"] for t in teams], "y": [t["nominal_gpus"] * hours for t in teams]}
     )  # fmt: skip
     layout = {"barmode": "stack", "xaxis": axis("team"),
               "yaxis": axis("GPU-hours used, by flavor"), "margin": MARGIN}  # fmt: skip

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from apps.reports import period
+
 TABLES = (
+    ("period", lambda r: [period.of(r)]),
     ("waits", lambda r: r["waits"]),
     ("requeue_waits", lambda r: r["requeue_waits"]),
     ("starvation", lambda r: r["starvation"]),

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from apps.accounts.authentication import token_or_login_required
-from apps.reports import charts, freshness, gaps
+from apps.reports import charts, freshness, gaps, period
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
 from apps.reports.glossary import TERMS
@@ -20,6 +20,7 @@ from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
 from core import permissions
 from core.csv_export import csv_response
+from core.dates import iso_z
 
 TREND_WEEKS = 52
 
@@ -87,13 +88,15 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
         },
         "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],
         "stamp": build_stamp(week, report["built_at"]),
+        "so_far": period.so_far(report),
     }
     return render(request, "reports/week.html", context)
 
 
 @token_or_login_required
 def week_json(request: HttpRequest, week: str) -> JsonResponse:
-    response = JsonResponse({"week": week, **scoped_report(request, week)})
+    report = scoped_report(request, week)
+    response = JsonResponse({"week": week, **report, "built_at": iso_z(report["built_at"])})
     response["Content-Disposition"] = f'attachment; filename="report-{week}.json"'
     return response
 

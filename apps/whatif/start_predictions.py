@@ -22,6 +22,7 @@ from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from apps.whatif.replay.stats import median
 from core import permissions
+from core.dates import iso_z
 from core.errors import NotAllowed
 from core.kube import KubeClient
 from informer import objects as o
@@ -44,7 +45,7 @@ class Eta:
             "namespace": self.namespace,
             "workload": self.name,
             "state": self.state,
-            "predicted_start": self.predicted_start.isoformat() if self.predicted_start else None,
+            "predicted_start": iso_z(self.predicted_start),
             "accuracy": {
                 "median_abs_error_s": self.median_abs_error_s,
                 "scored_predictions": self.scored_predictions,

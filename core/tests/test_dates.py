@@ -8,7 +8,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import timezone
 
-from core.dates import format_when
+from core.dates import clamped, format_when
 
 ROOT = Path(__file__).resolve().parents[2]
 AT = datetime(2026, 12, 2, 10, 31, 7, tzinfo=UTC)
@@ -55,3 +55,27 @@ def test_no_template_formats_a_date_any_other_way():
         for match in re.findall(r"\|(?:date|time|naturaltime|timesince)\b[^}]*", path.read_text())
     ]
     assert templates and not offenders
+
+
+def test_a_clusters_iso_string_reads_like_any_time_and_other_text_stays():
+    with timezone.override("Europe/Berlin"):
+        # 14:23:05Z is 15:23:05 in Berlin in December (UTC+1).
+        assert format_when("2026-12-04T14:23:05Z", seconds=True) == "2026-12-04 15:23:05 CET"
+    assert format_when("2026-12-04T14:23:05.123456Z") == "2026-12-04 14:23 UTC"
+    assert format_when("not a time") == "not a time"
+
+
+def test_a_foreign_time_is_clamped_into_the_records_own_span():
+    created, read = AT, AT.replace(hour=11)
+    earlier, later = AT.replace(day=1), AT.replace(day=3)
+    assert clamped(earlier, earliest=created, latest=read) == created
+    assert clamped(later, earliest=created, latest=read) == read
+    assert clamped(AT.replace(minute=45), earliest=created, latest=read) == AT.replace(minute=45)
+
+
+def test_audited_values_show_times_as_pages_do_and_leave_the_rest():
+    template = Template("{{ t|shown }} · {{ n|shown }} · {{ s|shown }} · {{ at|iso }}")
+    context = {"t": "2026-12-02T10:31:07Z", "n": 16, "s": "h100", "at": AT}
+    assert template.render(Context(context)) == (
+        "2026-12-02 10:31:07 UTC · 16 · h100 · 2026-12-02T10:31:07Z"
+    )

@@ -15,7 +15,7 @@
     });
     return node;
   }
-  function when(iso) { return iso ? new Date(iso).toISOString().slice(0, 19).replace("T", " ") + " UTC" : "—"; }
+  function when(iso) { return window.qmWhen(iso, true); }
   function workloadLink(w) {
     var href = root.dataset.workloadUrl.replace("namespace-here", encodeURIComponent(w.namespace))
       .replace("name-here", encodeURIComponent(w.name));

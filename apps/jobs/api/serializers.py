@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import BatchJob, JobEvent, Notebook
+from core.api_fields import ModelSerializer
 from core.errors import CODES
 from core.strict_input import RejectUnknownFields
 
@@ -36,7 +37,7 @@ class RenewSerializer(StrictSerializer):
     hours = serializers.IntegerField(min_value=0, max_value=10_000, required=False)
 
 
-class NotebookSerializer(serializers.ModelSerializer):
+class NotebookSerializer(ModelSerializer):
     owner = serializers.CharField(source="owner.username")
     requested_by = serializers.CharField(source="requested_by.username")
     team = serializers.CharField(source="team.slug")
@@ -115,13 +116,13 @@ class JobCreateSerializer(StrictSerializer):
     )
 
 
-class JobEventSerializer(serializers.ModelSerializer):
+class JobEventSerializer(ModelSerializer):
     class Meta:
         model = JobEvent
         fields = ["at", "kind", "reason", "message", "preemptor", "lost_gpu_minutes"]
 
 
-class JobSerializer(serializers.ModelSerializer):
+class JobSerializer(ModelSerializer):
     owner = serializers.CharField(source="owner.username")
     team = serializers.CharField(source="team.slug")
     queue = serializers.CharField(source="queue.name")

@@ -41,6 +41,8 @@ class BatchJob(SubmittedWorkload):
     """A batch/v1 Job (all-or-nothing over ``pods`` pods) in a team namespace."""
 
     STATES = JobState
+    # The moments of its life in the order they happen (``times_out_of_order``).
+    TIME_ORDER = ("created_at", "admitted_at", "ended_at")
 
     queue = models.ForeignKey(Queue, on_delete=models.PROTECT, related_name="batch_jobs")
     template = models.ForeignKey(JobTemplate, on_delete=models.PROTECT, related_name="jobs")

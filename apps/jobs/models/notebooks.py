@@ -12,6 +12,8 @@ class Notebook(SubmittedWorkload):
     """A GPU notebook from the interactive pool, with ``cpu`` and ``memory`` from its profile."""
 
     STATES = NotebookState
+    # The moments of its life in the order they happen (``times_out_of_order``).
+    TIME_ORDER = ("created_at", "ready_at", "ended_at")
 
     pool = models.ForeignKey(InteractivePool, on_delete=models.PROTECT, related_name="notebooks")
     gpus = models.PositiveIntegerField()

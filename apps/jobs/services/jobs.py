@@ -37,6 +37,7 @@ from apps.notifications.services import notify
 from apps.queues.models import PriorityTier, Queue
 from core import permissions
 from core.audit import AuditAction
+from core.dates import clamped
 from core.errors import NotAllowed, RuleBroken
 
 MAX_PODS = 64
@@ -374,8 +375,9 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
             job=job,
             key=entry.key,
             defaults={
-                # Kubernetes stamps conditions to the second; nothing happened before submission.
-                "at": max(entry.at, job.created_at),
+                # Kubernetes stamps conditions to the second, on the cluster's clock: nothing
+                # happened before submission, nor after the read that saw it.
+                "at": clamped(entry.at, earliest=job.created_at, latest=now),
                 "kind": entry.kind,
                 "reason": entry.reason,
                 "message": entry.message[:2000],

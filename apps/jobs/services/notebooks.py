@@ -35,7 +35,7 @@ from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
 from core import permissions
 from core.audit import AuditAction
-from core.dates import format_when
+from core.dates import format_when, iso_z
 from core.errors import NotAllowed, RuleBroken
 from core.observability.metrics import NOTEBOOK_CULLS
 
@@ -146,7 +146,7 @@ def _request_notebook(
         "gpus": spec.gpus,
         "flavor": pool_flavor.flavor.name,
         "image": spec.image,
-        "expires_at": notebook.expires_at.isoformat(),
+        "expires_at": iso_z(notebook.expires_at),
     }
     if existing:
         audit(actor, AuditAction.CREATE, notebook, after=after, reason="adopted from the cluster")
@@ -281,8 +281,8 @@ def renew_notebook(
         actor,
         AuditAction.UPDATE,
         notebook,
-        after={"expires_at": expires.isoformat()},
-        reason=f"renewed (was due {before.isoformat()})",
+        after={"expires_at": iso_z(expires)},
+        reason=f"renewed (was due {format_when(before)})",
     )
     return notebook
 

@@ -19,7 +19,7 @@ from apps.jobs.services.common import SYSTEM, portal_url
 from apps.jobs.services.notebooks import count_cull, stop_notebook, tell_owner_ended
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from core.dates import format_when
+from core.dates import clamped, format_when
 
 
 def mark_provisioned(notebook_id: int) -> bool:
@@ -61,7 +61,11 @@ def apply_status(notebook: Notebook, status: NotebookStatus, *, now: datetime) -
         "synced_at": now,
     }
     if state in NotebookState.running_values() and notebook.ready_at is None:
-        values["ready_at"] = min(status.ready_since or now, now)
+        # The pod's Ready time is the cluster's clock (the simulated cluster's virtual
+        # time, or a skewed node); our record's times are ours: ready lies between the
+        # row's creation and the read that saw it ready, never before it was created.
+        ready = status.ready_since or now
+        values["ready_at"] = clamped(ready, earliest=notebook.created_at, latest=now)
     unchanged = all(getattr(notebook, k) == v for k, v in values.items() if k != "synced_at")
     rows = Notebook.objects.followed().filter(pk=notebook.pk, version=notebook.version)
     if unchanged:

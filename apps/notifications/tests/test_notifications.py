@@ -22,6 +22,7 @@ from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
 from apps.queues.tests.factories import quota, set_policy
+from core.dates import format_when
 from core.errors import NotAllowed, RuleBroken
 
 pytestmark = pytest.mark.django_db
@@ -160,6 +161,7 @@ def test_a_queue_out_of_sync_past_the_threshold_tells_leads_and_admins_once(
     assert notified == {lead.username, admin.username}
     body = Notification.objects.first().body
     assert "admission webhook denied" in body
+    assert f"since {format_when(long_ago)}:" in body  # as pages write times, zone shown
 
 
 def test_a_queue_out_of_sync_briefly_tells_nobody(queue, lead, settings):

@@ -12,12 +12,13 @@ from apps.queues.models import (
     Team,
 )
 from apps.queues.snapshots import queue_snapshot
+from core.api_fields import ModelSerializer
 from core.bounds import TEXT_LIMIT
 from core.roles import TeamRole
 from core.strict_input import RejectUnknownFields
 
 
-class TeamSerializer(serializers.ModelSerializer):
+class TeamSerializer(ModelSerializer):
     namespaces = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
     queues = serializers.SlugRelatedField(many=True, read_only=True, slug_field="name")
 
@@ -52,7 +53,7 @@ class MemberRoleSerializer(RejectUnknownFields, serializers.Serializer):
     role = serializers.ChoiceField(choices=TeamRole.choices)
 
 
-class FlavorSerializer(serializers.ModelSerializer):
+class FlavorSerializer(ModelSerializer):
     capacity = serializers.SerializerMethodField()
 
     class Meta:
@@ -83,7 +84,7 @@ class FlavorWriteSerializer(RejectUnknownFields, serializers.Serializer):
     capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class CohortSerializer(serializers.ModelSerializer):
+class CohortSerializer(ModelSerializer):
     parent = serializers.SlugRelatedField(
         slug_field="name", queryset=Cohort.objects.all(), allow_null=True, required=False
     )
@@ -100,7 +101,7 @@ class CohortWriteSerializer(RejectUnknownFields, serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class PriorityTierSerializer(serializers.ModelSerializer):
+class PriorityTierSerializer(ModelSerializer):
     class Meta:
         model = PriorityTier
         fields = ["name", "value", "description"]
@@ -129,7 +130,7 @@ class PreemptionSerializer(RejectUnknownFields, serializers.Serializer):
     borrow_max_priority_threshold = serializers.IntegerField(required=False, allow_null=True)
 
 
-class QueueSerializer(serializers.ModelSerializer):
+class QueueSerializer(ModelSerializer):
     """A queue's policy in the same shape the write endpoints accept."""
 
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
@@ -200,7 +201,7 @@ class QueueCreateSerializer(RejectUnknownFields, serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class ChangeRequestSerializer(serializers.ModelSerializer):
+class ChangeRequestSerializer(ModelSerializer):
     queue = serializers.SlugRelatedField(slug_field="name", read_only=True)
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     decided_by = serializers.SlugRelatedField(
@@ -237,7 +238,7 @@ class DecisionSerializer(RejectUnknownFields, serializers.Serializer):
     )
 
 
-class AuditEntrySerializer(serializers.ModelSerializer):
+class AuditEntrySerializer(ModelSerializer):
     team = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
 
     class Meta:

@@ -27,6 +27,17 @@ class QueueSync:
     def cluster_error(self) -> str:
         return self.last_run.error if self.last_run else ""
 
+    @property
+    def last_synced_at(self) -> datetime | None:
+        """When the sync last changed what it knows of the queue's objects."""
+        return max((row.updated_at for row in self.objects), default=None)
+
+
+def last_updated(queue: Queue, sync: QueueSync | None) -> datetime:
+    """The later of the queue's last policy edit and the last sync of its objects."""
+    synced = sync.last_synced_at if sync else None
+    return queue.updated_at if synced is None else max(queue.updated_at, synced)
+
 
 def worst(states: list[str]) -> str:
     return min(states, key=SEVERITY.index) if states else SyncState.PENDING

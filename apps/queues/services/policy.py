@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from apps.queues import notices, signals
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
@@ -276,8 +277,10 @@ def apply_policy(queue: Queue, current: dict, proposed: dict, *, actor, reason: 
     """Write a validated proposal to the rows, bump the version, audit, schedule reconcile."""
     # The conditional UPDATE is the lost-update guard: it matches only if nobody
     # bumped the version since we read it, on every database backend.
+    # update() skips auto_now: the edit's time is written here, or the page's "updated"
+    # and out-of-sync "since" would keep the queue's creation time.
     bumped = Queue.objects.filter(pk=queue.pk, version=current["version"]).update(
-        version=F("version") + 1
+        version=F("version") + 1, updated_at=timezone.now()
     )
     if bumped != 1:
         raise queue_changed(Queue.objects.get(pk=queue.pk).version, [])

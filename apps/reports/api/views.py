@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from apps.reports.models import WeeklyReport
 from apps.reports.views import scoped_report, team_slugs
 from apps.reports.visibility import scoped_totals
+from core.api_fields import ModelSerializer
+from core.dates import iso_z
 
 
-class WeekSerializer(serializers.ModelSerializer):
+class WeekSerializer(ModelSerializer):
     class Meta:
         model = WeeklyReport
         fields = ["week", "built_at"]
@@ -54,7 +56,8 @@ class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
         return WeeklyReport.objects.visible_to(self.request.user).only("week", "built_at")
 
     def retrieve(self, request, week=None):
-        return Response({"week": week, **scoped_report(request, week)})
+        report = scoped_report(request, week)
+        return Response({"week": week, **report, "built_at": iso_z(report["built_at"])})
 
     @extend_schema(responses={200: TREND})
     @action(detail=False)

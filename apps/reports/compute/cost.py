@@ -4,7 +4,8 @@
   portal's price table). Flavors without any price are listed as unpriced.
 * Total = GPU cost + the team's non-GPU cost from OpenCost when known.
 * Idle reserved-pool cost = Σ flavors max(0, nominal × hours − GPU-hours used on
-  that flavor) × price: what the team's guaranteed quota cost while unused, also
+  that flavor) × price, hours being those the report covers (the week so far while
+  it is in progress): what the team's guaranteed quota cost while unused, also
   when nothing ran on a flavor. None (not 0) when a reserved flavor has no price;
   ``idle_by_flavor`` shows the flavors that do.
 * Cost per useful GPU-hour = GPU cost ÷ used (utilisation-weighted) GPU-hours.
@@ -61,7 +62,7 @@ def _team_row(team, hours, nominal, used: float, week: WeekInput) -> dict:
 
 def _idle_row(team: str, flavor: str, hours, nominal, week: WeekInput) -> dict:
     price = week.prices.get(flavor)
-    reserved = nominal.get((team, flavor), 0.0) * week.hours
+    reserved = nominal.get((team, flavor), 0.0) * week.covered_hours
     idle = max(0.0, reserved - hours.get((team, flavor), 0.0))
     return {
         "flavor": flavor,

@@ -9,10 +9,12 @@
   min(1, Σ borrowed ÷ Σ idle lendable) — i.e. borrowing is charged to lenders in
   proportion to what each had idle. Both integrate exactly over the piecewise
   constant usage.
-* Decayed usage = Σ gpus·∫ 2^(−(T−t)/H) dt over the week's runs, T = week end,
-  H = the half-life: recent use weighs more, as in Kueue's admission fair sharing.
+* Decayed usage = Σ gpus·∫ 2^(−(T−t)/H) dt over the week's runs, T = the horizon
+  (week end, or the build while the week is in progress: ages are measured from now,
+  not from a Monday still to come), H = the half-life: recent use weighs more, as in
+  Kueue's admission fair sharing.
 * Dominant resource share = max over flavors of the team's GPU-hours ÷
-  (flavor capacity × hours in the week).
+  (flavor capacity × hours covered: the week, or its hours so far while in progress).
 """
 
 from __future__ import annotations
@@ -110,9 +112,9 @@ def _idle(nominal: float, limit: float, usage: float) -> float:
 
 
 def decayed_gpu_hours(week: WeekInput) -> list[float]:
-    """Per run: its GPU-hours inside the week, each weighted by 2^(−age at week end /
+    """Per run: its GPU-hours inside the week, each weighted by 2^(−age at the horizon /
     half-life)."""
-    lo, hi, end = week.start, week.horizon, week.end
+    lo, hi = week.start, week.horizon
     rate = math.log(2) / (week.half_life_hours * HOUR)
     exp = math.exp
     decayed = []
@@ -122,7 +124,7 @@ def decayed_gpu_hours(week: WeekInput) -> list[float]:
         if stop <= start:
             decayed.append(0.0)
             continue
-        integral = (exp(-rate * (end - stop)) - exp(-rate * (end - start))) / rate
+        integral = (exp(-rate * (hi - stop)) - exp(-rate * (hi - start))) / rate
         decayed.append(run.gpus * integral / HOUR)
     return decayed
 
@@ -192,7 +194,7 @@ def _team_quota(week: WeekInput) -> tuple[dict[str, float], dict[str, float]]:
 def _dominant(team: str, per_flavor: dict[tuple[str, str], float], week: WeekInput) -> dict:
     best, best_flavor = 0.0, ""
     for (t, flavor), hours in per_flavor.items():
-        capacity = week.capacity.get(flavor, 0.0) * week.hours
+        capacity = week.capacity.get(flavor, 0.0) * week.covered_hours
         if t == team and capacity and hours / capacity > best:
             best, best_flavor = hours / capacity, flavor
     return {"dominant_share": best, "dominant_flavor": best_flavor}

@@ -145,7 +145,26 @@ class WeekInput:
 
     @property
     def hours(self) -> float:
+        """The whole week's length (168 h)."""
         return (self.end - self.start) / HOUR
+
+    @property
+    def covered_hours(self) -> float:
+        """Hours from the week's start to its horizon: what reserved quota and capacity
+        are multiplied by, so a week in progress is not charged for hours still to come."""
+        return max(0.0, self.horizon - self.start) / HOUR
+
+    @property
+    def in_progress(self) -> bool:
+        return self.horizon < self.end
+
+    def period(self) -> dict:
+        """The JSON ``period`` of a report: the hours it covers out of the week's."""
+        return {
+            "covered_hours": self.covered_hours,
+            "week_hours": self.hours,
+            "in_progress": self.in_progress,
+        }
 
 
 def run_gpu_hours(week: WeekInput) -> list[float]:

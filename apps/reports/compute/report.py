@@ -13,6 +13,7 @@ def build(week: WeekInput, gaps: list[dict] | None = None) -> dict:
     usage = utilisation.team_rows(week)
     losses = preemption.loss_rows(week)
     return {
+        "period": week.period(),
         **waits.sections(week),
         "fairness": {"teams": fairness.team_rows(week, queues), "queues": queues},
         "preemption": {

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from apps.whatif.models import WhatIfRun
+from core.api_fields import ModelSerializer
 from core.strict_input import RejectUnknownFields
 
 
@@ -14,7 +15,7 @@ class WhatIfRequestSerializer(RejectUnknownFields, serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class WhatIfRunSerializer(serializers.ModelSerializer):
+class WhatIfRunSerializer(ModelSerializer):
     requested_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     progress_percent = serializers.IntegerField(read_only=True)
 

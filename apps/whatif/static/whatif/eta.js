@@ -3,7 +3,7 @@ document.querySelectorAll("a[data-eta]").forEach(function (link) {
   fetch(link.href, {credentials: "same-origin", headers: {Accept: "application/json"}})
     .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
     .then(function (eta) {
-      var when = eta.predicted_start ? new Date(eta.predicted_start).toLocaleString() : "not predictable now";
+      var when = eta.predicted_start ? window.qmWhen(eta.predicted_start) : "not predictable now";
       var error = eta.accuracy && eta.accuracy.median_abs_error_s;
       link.replaceWith(when + (error != null ? " (past predictions were off by " + Math.round(error / 60) + " min, median)" : ""));
     })
