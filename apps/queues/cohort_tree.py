@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from apps.queues.kueue import PolicyState
 from apps.queues.quantity import format_units, parse_units
 from core.charts import MARGIN, empty_unless_drawn
 
@@ -168,3 +169,16 @@ def treemap_spec(nodes: list[TreeNode], empty_message: str) -> dict:
     }
     layout = {"margin": {**MARGIN, "l": 10, "r": 10, "b": 10}, "height": 420}
     return empty_unless_drawn({"data": [trace], "layout": layout}, empty_message)
+
+
+def whole_tree(state: PolicyState) -> dict:
+    """Every cohort and ClusterQueue, for the platform admin."""
+    return treemap_spec(tree_nodes(state.cohorts, state.queues), "No GPU quota in any queue yet.")
+
+
+def team_tree(state: PolicyState, team: str) -> dict:
+    """The trees holding ``team``'s queues, with every queue in them: quota policy is
+    readable by every signed-in user (``apps.queues.querysets``), as on the overview."""
+    names = [q["name"] for q in state.queues if q.get("team") == team]
+    cohorts, queues = trees_holding(state.cohorts, state.queues, names)
+    return treemap_spec(tree_nodes(cohorts, queues), "This team's queues have no GPU quota yet.")
