@@ -164,6 +164,7 @@ def treemap_spec(nodes: list[TreeNode], empty_message: str) -> dict:
         "hovertext": [n.hover for n in nodes],
         "hoverinfo": "text",
         "textinfo": "label",
+        "textfont": {"size": 14},
         "branchvalues": "total",
         "marker": {"line": {"width": 2, "color": "#ffffff"}},
     }
