@@ -182,4 +182,6 @@ def team_tree(state: PolicyState, team: str) -> dict:
     readable by every signed-in user (``apps.queues.querysets``), as on the overview."""
     names = [q["name"] for q in state.queues if q.get("team") == team]
     cohorts, queues = trees_holding(state.cohorts, state.queues, names)
-    return treemap_spec(tree_nodes(cohorts, queues), "This team's queues have no GPU quota yet.")
+    return treemap_spec(
+        tree_nodes(cohorts, queues), "No GPU quota in the cohort tree of this team's queues yet."
+    )
