@@ -14,8 +14,9 @@ def axis(title: str, **extra) -> dict:
 
 
 def empty_unless_drawn(spec: dict, message: str) -> dict:
-    """``spec`` as is when a trace has a point; otherwise a blank chart saying ``message``."""
-    if any(len(trace.get("y") or ()) for trace in spec["data"]):
+    """``spec`` as is when a trace has a point (a treemap: a box of some size); otherwise
+    a blank chart saying ``message``."""
+    if any(len(trace.get("y") or ()) or any(trace.get("values") or ()) for trace in spec["data"]):
         return spec
     layout = {
         **spec["layout"],

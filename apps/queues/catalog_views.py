@@ -28,6 +28,7 @@ from apps.queues.catalog_forms import (
     TeamCreateForm,
     TeamEditForm,
 )
+from apps.queues.cohort_tree import whole_tree
 from apps.queues.models import (
     AuditEntry,
     Cohort,
@@ -36,6 +37,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from apps.queues.reconcile.desired import load_state
 from core import permissions
 from core.errors import InvalidInput
 from core.pages import add_to_form
@@ -89,6 +91,7 @@ def index(request: HttpRequest) -> HttpResponse:
         "flavors": ResourceFlavor.objects.prefetch_related("capacities"),
         "cohorts": Cohort.objects.select_related("parent"),
         "tiers": PriorityTier.objects.all(),
+        "cohort_tree": whole_tree(load_state()),
     }
     return render(request, "queues/admin/index.html", context)
 

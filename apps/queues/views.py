@@ -12,9 +12,11 @@ from django.views.decorators.http import require_POST
 
 from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
+from apps.queues.cohort_tree import team_tree
 from apps.queues.forms import QueuePolicyForm, edit_form_options
 from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
+from apps.queues.reconcile.desired import load_state
 from apps.queues.reconcile.preview import (
     change_request_proposal,
     cluster_queue_changes,
@@ -65,6 +67,7 @@ def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
             :20
         ],
         "can_view_audit": permissions.can_view_team_audit(request.user, team),
+        "cohort_tree": team_tree(load_state(), team.slug),
     }
     return render(request, "queues/team_detail.html", context)
 
