@@ -11,7 +11,7 @@ from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_n
 from apps.reports.compute.weeks import week_of
 from apps.reports.services import build_weekly_report
 from conftest import api_as
-from portal.demo import load_everything
+from portal.demo.seeding import load_everything
 
 
 @pytest.fixture
