@@ -26,6 +26,7 @@ from apps.queues.quantity import (
     parse_quantity,
     whole_device_error,
 )
+from apps.queues.reservations import room_left
 
 INT32_MAX = 2**31 - 1
 MAX_FLAVORS = 64
@@ -35,11 +36,12 @@ MIN_NONZERO_WEIGHT = Decimal("1e-9")
 
 @dataclass(frozen=True)
 class PolicyCatalog:
-    """What a queue is checked against: flavors with capacity, cohorts, other queues."""
+    """What a queue is checked against: flavors with capacity, cohorts, and what every
+    other ClusterQueue (team queues, the notebook pool, foreign ones) reserves."""
 
     capacity: dict[str, dict[str, Decimal]]
     cohorts: frozenset[str]
-    others_nominal: dict[tuple[str, str], Decimal] = field(default_factory=dict)
+    reserved_by_others: dict[tuple[str, str], Decimal] = field(default_factory=dict)
 
 
 @dataclass
@@ -191,12 +193,15 @@ def _check_limits(quota: dict, path: str, nominal, in_cohort: bool, findings: Fi
 
 def _check_capacity(flavor, resource, nominal, path, catalog: PolicyCatalog, findings) -> None:
     capacity = catalog.capacity[flavor][resource]
-    total = catalog.others_nominal.get((flavor, resource), Decimal(0)) + nominal
-    if total > capacity:
+    others = catalog.reserved_by_others.get((flavor, resource), Decimal(0))
+    if others + nominal > capacity:
         findings.add_capacity(
             f"{path}.nominal",
-            f"sum of nominal quotas for {flavor}/{resource} would be {format_quantity(total)}, "
-            f"above the physical capacity of {format_quantity(capacity)}",
+            f"reservations on {flavor}/{resource} would be {format_quantity(others + nominal)} "
+            f"(this queue {format_quantity(nominal)} + {format_quantity(others)} by other "
+            f"queues and the notebook pool), above the physical capacity of "
+            f"{format_quantity(capacity)}; rule: all reservations of a flavor together fit "
+            f"its capacity, e.g. nominal {format_quantity(room_left(capacity, others))} fits",
         )
 
 

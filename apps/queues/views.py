@@ -12,8 +12,9 @@ from django.views.decorators.http import require_POST
 
 from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
+from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.forms import QueuePolicyForm, edit_form_options
-from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
+from apps.queues.models import AuditEntry, ChangeRequest, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
 from apps.queues.reconcile.preview import (
     change_request_proposal,
@@ -32,15 +33,8 @@ AUDIT_PAGE_SIZE = 50
 @login_required
 def overview(request: HttpRequest) -> HttpResponse:
     queues = list(Queue.objects.visible_to(request.user).with_policy())
-    capacities = FlavorCapacity.objects.select_related("flavor").order_by(
-        "flavor__name", "resource"
-    )
-    quotas = [
-        {**quota, "in_cohort": queue.cohort_id is not None}
-        for queue in queues
-        for quota in queue_snapshot(queue)["quotas"]
-    ]
-    rows = capacity_rows([(c.flavor.name, c.resource, c.capacity) for c in capacities], quotas)
+    # Capacity is divided by every reservation, including queues this user cannot see.
+    rows = capacity_rows(load_capacity(), load_holders())
     sync = overview_states(queues)
     for queue in queues:
         queue.sync_badge = sync.get(queue.pk)

@@ -10,13 +10,13 @@ from django.db import transaction
 from django.db.models import F
 
 from apps.queues import notices, signals
+from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
     Cohort,
     Envelope,
-    FlavorCapacity,
     Queue,
     QuotaEntry,
     ResourceFlavor,
@@ -24,6 +24,7 @@ from apps.queues.models import (
 )
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import QuantityError, parse_quantity
+from apps.queues.reservations import reserved_per_flavor
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
@@ -62,20 +63,13 @@ class Preview:
 
 
 def load_catalog(*, excluding_queue: Queue | None) -> PolicyCatalog:
-    capacity: dict[str, dict[str, Decimal]] = {}
-    for row in FlavorCapacity.objects.select_related("flavor"):
-        capacity.setdefault(row.flavor.name, {})[row.resource] = parse_quantity(row.capacity)
-    for name in ResourceFlavor.objects.values_list("name", flat=True):
-        capacity.setdefault(name, {})
-    others: dict[tuple[str, str], Decimal] = {}
-    quotas = QuotaEntry.objects.select_related("flavor")
-    if excluding_queue is not None:
-        quotas = quotas.exclude(queue=excluding_queue)
-    for quota in quotas:
-        key = (quota.flavor.name, quota.resource)
-        others[key] = others.get(key, Decimal(0)) + parse_quantity(quota.nominal)
-    cohorts = frozenset(Cohort.objects.values_list("name", flat=True))
-    return PolicyCatalog(capacity=capacity, cohorts=cohorts, others_nominal=others)
+    """Capacity, cohorts, and what every ClusterQueue but ``excluding_queue`` reserves."""
+    excluding = excluding_queue.name if excluding_queue is not None else None
+    return PolicyCatalog(
+        capacity=load_capacity(),
+        cohorts=frozenset(Cohort.objects.values_list("name", flat=True)),
+        reserved_by_others=reserved_per_flavor(load_holders(), excluding=excluding),
+    )
 
 
 def envelope_for(team: Team | None) -> EnvelopeSpec | None:
