@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from apps.queues.models import FlavorCapacity, Queue, ResourceFlavor
+from apps.queues.models import FlavorCapacity, ForeignClusterQueue, Queue, ResourceFlavor
 from apps.queues.quantity import parse_quantity
 from apps.queues.reconcile.desired import provided_queues
-from apps.queues.reservations import PROVIDED, QUEUE
+from apps.queues.reservations import FOREIGN, PROVIDED, QUEUE
 from apps.queues.snapshots import queue_snapshot
 
 
@@ -30,4 +30,11 @@ def load_holders() -> list[dict]:
     """Every ClusterQueue that reserves quota, as snapshots tagged with their ``source``."""
     queues = [{**queue_snapshot(q), "source": QUEUE} for q in Queue.objects.with_policy()]
     provided = [{**snapshot, "source": PROVIDED} for snapshot in provided_queues()]
-    return queues + provided
+    ours = {holder["name"] for holder in queues + provided}
+    # A foreign ClusterQueue named like one of ours is a name clash the reconciler
+    # reports; counting both would reserve that quota twice.
+    foreign = [
+        {"name": f.name, "cohort": f.cohort, "quotas": f.quotas, "source": FOREIGN}
+        for f in ForeignClusterQueue.objects.exclude(name__in=ours)
+    ]
+    return queues + provided + foreign

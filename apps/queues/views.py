@@ -22,6 +22,7 @@ from apps.queues.reconcile.preview import (
     queue_manifest_diff,
 )
 from apps.queues.reconcile.status import overview_states, queue_sync
+from apps.queues.reservations import FOREIGN, of_source
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -34,12 +35,14 @@ AUDIT_PAGE_SIZE = 50
 def overview(request: HttpRequest) -> HttpResponse:
     queues = list(Queue.objects.visible_to(request.user).with_policy())
     # Capacity is divided by every reservation, including queues this user cannot see.
-    rows = capacity_rows(load_capacity(), load_holders())
+    holders = load_holders()
+    rows = capacity_rows(load_capacity(), holders)
     sync = overview_states(queues)
     for queue in queues:
         queue.sync_badge = sync.get(queue.pk)
     context = {
         "rows": rows,
+        "foreign": of_source(holders, FOREIGN),
         "chart": chart_data(rows),
         "queues": [(q, queue_snapshot(q)) for q in queues],
         "teams": Team.objects.visible_to(request.user).with_details(),

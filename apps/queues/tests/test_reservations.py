@@ -8,50 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from apps.jobs.models import InteractivePool, PoolFlavor
-from apps.jobs.services.pool import save_setting
-from apps.queues import services
-from apps.queues.models import AuditEntry, PriorityTier, Queue, ResourceFlavor
-from apps.queues.tests.factories import make_queue, make_team, quota, set_policy, snapshot
-from apps.queues.tests.html_cells import row_starting
-from conftest import api_as
+from apps.queues.models import AuditEntry, Queue
+from apps.queues.tests.capacity_kit import (
+    raise_vision_to,
+    reserve_pool,
+    unallocated_in_api,
+    unallocated_on_page,
+)
+from apps.queues.tests.factories import snapshot
 from core.errors import InvalidInput
-
-GPU = "nvidia.com/gpu"
-
-
-@pytest.fixture
-def three_teams(catalog, team, other_team):
-    queues = [
-        make_queue(catalog, t, quotas=[quota("a100", "8")])
-        for t in (team, other_team, make_team(catalog, "speech"))
-    ]
-    return queues
-
-
-def reserve_pool(admin, gpus: int) -> None:
-    """The notebook pool reserves ``gpus`` a100 GPUs, saved the way the admin pages do."""
-    services.save_priority_tier(name="interactive", value=1000, actor=admin)
-    pool = InteractivePool(priority_tier=PriorityTier.objects.get(name="interactive"))
-    save_setting(pool, actor=admin, created=True)
-    a100 = ResourceFlavor.objects.get(name="a100")
-    reserved = PoolFlavor(pool=pool, flavor=a100, gpus=gpus, cpu="32", memory="256Gi")
-    save_setting(reserved, actor=admin, created=True)
-
-
-def unallocated_on_page(client) -> str:
-    response = client.get("/")
-    assert response.status_code == 200
-    return row_starting(response.content.decode(), "a100", GPU)["Unallocated"]
-
-
-def unallocated_in_api(user) -> str:
-    rows = api_as(user).get("/api/v1/capacity/").json()
-    return next(r for r in rows if (r["flavor"], r["resource"]) == ("a100", GPU))["unallocated"]
-
-
-def raise_vision_to(queue, admin, nominal: str):
-    return set_policy(queue, admin, quotas=[quota("a100", nominal)])
 
 
 def test_with_the_pool_at_8_nothing_is_unallocated_and_one_more_gpu_is_refused(
