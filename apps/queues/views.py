@@ -23,6 +23,7 @@ from apps.queues.reconcile.preview import (
 )
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.reservations import FOREIGN, of_source
+from apps.queues.services.policy import capacity_overridden
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -100,13 +101,24 @@ def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _render_edit(request, queue, form)
     if "save" not in request.POST:
-        preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
-        errors = {**preview.errors, **preview.capacity_errors}
-        if errors:
-            _attach_errors(form, InvalidInput(errors))
-        manifests = queue_manifest_diff(queue, form.proposal()) if not preview.errors else ""
-        return _render_edit(request, queue, form, preview=preview, manifest_diff=manifests)
+        return _preview(request, queue, form)
     return _save(request, queue, form)
+
+
+def _preview(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResponse:
+    # Read the draft before errors are attached: add_error drops a field's cleaned value,
+    # and a proposal read afterwards would lack the very quota that is in error.
+    proposal = form.proposal()
+    preview = services.preview_queue_change(queue, proposal, actor=request.user)
+    overridden = capacity_overridden(request.user, form.cleaned_data["capacity_override_reason"])
+    if errors := {**preview.errors, **preview.capacity_errors}:
+        _attach_errors(form, InvalidInput(errors), proposal)
+    # Only a draft the save would apply has a diff; a refused one shows its errors alone.
+    refused = preview.refused(capacity_overridden=overridden)
+    manifests = "" if refused else queue_manifest_diff(queue, proposal)
+    return _render_edit(
+        request, queue, form, preview=preview, refused=refused, manifest_diff=manifests
+    )
 
 
 def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResponse:
@@ -141,12 +153,21 @@ def _attach_errors(form: QueuePolicyForm, exc: InvalidInput, proposal: dict | No
 
 
 def _render_edit(
-    request, queue, form, *, preview=None, conflict=None, status=200, manifest_diff=""
+    request,
+    queue,
+    form,
+    *,
+    preview=None,
+    refused=False,
+    conflict=None,
+    status=200,
+    manifest_diff="",
 ) -> HttpResponse:
     context = {
         "queue": queue,
         "form": form,
         "preview": preview,
+        "refused": refused,
         "manifest_diff": manifest_diff,
         "conflict": conflict,
         "is_admin": permissions.is_admin(request.user),

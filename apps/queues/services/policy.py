@@ -61,6 +61,10 @@ class Preview:
     def needs_approval(self) -> bool:
         return bool(self.breaches)
 
+    def refused(self, *, capacity_overridden: bool) -> bool:
+        """Whether saving this draft would be refused (so there is nothing to preview)."""
+        return bool(self.errors) or (bool(self.capacity_errors) and not capacity_overridden)
+
 
 def load_catalog(*, excluding_queue: Queue | None) -> PolicyCatalog:
     """Capacity, cohorts, and what every ClusterQueue but ``excluding_queue`` reserves."""
@@ -216,10 +220,14 @@ def changes_since(queue: Queue, version: int) -> list[dict]:
     return diff(entry.after, queue_snapshot(queue)) if entry else []
 
 
+def capacity_overridden(actor, capacity_override_reason: str) -> bool:
+    """An admin who gives a reason may save past physical capacity (audited)."""
+    return permissions.is_admin(actor) and bool(capacity_override_reason.strip())
+
+
 def raise_on_findings(findings: Findings, actor, capacity_override_reason: str) -> None:
     errors = dict(findings.errors)
-    overridable = permissions.is_admin(actor) and capacity_override_reason.strip()
-    if findings.capacity and not overridable:
+    if findings.capacity and not capacity_overridden(actor, capacity_override_reason):
         for path, messages in findings.capacity.items():
             errors.setdefault(path, []).extend(f"{m}; {CAPACITY_OVERRIDE_HINT}" for m in messages)
     if errors:
