@@ -14,6 +14,7 @@ from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
 from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.forms import QueuePolicyForm, edit_form_options
+from apps.queues.guidance import quota_guidance
 from apps.queues.models import AuditEntry, ChangeRequest, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
 from apps.queues.reconcile.preview import (
@@ -23,7 +24,7 @@ from apps.queues.reconcile.preview import (
 )
 from apps.queues.reconcile.status import overview_states, queue_sync
 from apps.queues.reservations import FOREIGN, of_source
-from apps.queues.services.policy import capacity_overridden
+from apps.queues.services.policy import capacity_overridden, envelope_for, load_catalog
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -163,9 +164,18 @@ def _render_edit(
     status=200,
     manifest_diff="",
 ) -> HttpResponse:
+    # An admin has no envelope: every edit of theirs applies at once.
+    envelope = None if permissions.is_admin(request.user) else envelope_for(queue.team)
+    catalog = load_catalog(excluding_queue=queue)
+    guidance = quota_guidance(catalog.capacity, catalog.reserved_by_others, envelope)
     context = {
         "queue": queue,
         "form": form,
+        "quota_rows": [
+            {**row, "guide": guidance.get((row["flavor"], row["resource"]))}
+            for row in form.quota_rows()
+        ],
+        "envelope": envelope,
         "preview": preview,
         "refused": refused,
         "manifest_diff": manifest_diff,
