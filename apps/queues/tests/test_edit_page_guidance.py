@@ -49,3 +49,46 @@ def test_a_lead_sees_the_envelope_next_to_the_room_left(client, lead, queue, oth
     # 32 − 0: nothing else reserves a100 here; the envelope names no a100 limit
     assert (a100["Room left"], a100["Envelope: max nominal"]) == ("32", "no increase")
     assert "Weight 0.5–2" in page
+
+
+KUEUE_FIELDS = [
+    "cohort",
+    "fair_weight",
+    "queueing_strategy",
+    "stop_policy",
+    "reclaim_within_cohort",
+    "within_cluster_queue",
+    "borrow_within_cohort",
+    "borrow_max_priority_threshold",
+    "order",
+    "nominal",
+    "borrowing_limit",
+    "lending_limit",
+]
+
+
+def test_every_kueue_field_has_one_line_of_help_linking_its_kueue_doc(client, admin, queue):
+    from apps.queues.forms import KUEUE_HELP
+
+    page = edit_page(client, admin, queue)
+    assert sorted(KUEUE_HELP) == sorted(KUEUE_FIELDS)
+    for text, url in KUEUE_HELP.values():
+        assert "\n" not in text and url.startswith("https://kueue.sigs.k8s.io/docs/concepts/")
+        assert text.replace("'", "&#x27;") in page and f'href="{url}"' in page
+
+
+def test_a_bad_value_is_refused_with_the_rule_and_a_valid_example(client, admin, queue):
+    from apps.queues.tests.test_queue_edit_page import form_for
+
+    client.force_login(admin)
+    fields = {
+        "q|h100|nvidia.com/gpu|lending_limit": "20",  # nominal is 16
+        "q|a100|nvidia.com/gpu|nominal": "-1",
+        "preview": "1",
+    }
+    page = client.post(f"/queues/{queue.pk}/edit/", form_for(queue, **fields)).content.decode()
+    assert (
+        "must not exceed the nominal quota (16) (Kueue rule: lendingLimit ≤ nominalQuota), e.g. 16"
+        in page
+    )
+    assert "must not be negative (Kueue rule), e.g. 0" in page
