@@ -80,12 +80,24 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     context = {
         "queue": queue,
-        "snapshot": queue_snapshot(queue),
+        "snapshot": _with_room_left(queue, queue_snapshot(queue)),
+        "show_room": True,
         "can_edit": permissions.can_edit_queue(request.user, queue),
         "history": history[:20],
         "sync": queue_sync(queue),
     }
     return render(request, "queues/queue_detail.html", context)
+
+
+def _with_room_left(queue: Queue, snapshot: dict) -> dict:
+    """The snapshot with each quota's room left under capacity (every other reservation
+    subtracted, the queue's own not), as the edit page shows it."""
+    catalog = load_catalog(excluding_queue=queue)
+    guidance = quota_guidance(catalog.capacity, catalog.reserved_by_others, None)
+    for quota in snapshot["quotas"]:
+        found = guidance.get((quota["flavor"], quota["resource"]))
+        quota["room_left"] = found.room_left if found else None
+    return snapshot
 
 
 @login_required

@@ -16,6 +16,7 @@ from apps.queues.tests.capacity_kit import (
     unallocated_on_page,
 )
 from apps.queues.tests.factories import snapshot
+from apps.queues.tests.html_cells import row_starting
 from core.errors import InvalidInput
 
 
@@ -68,3 +69,12 @@ def test_a_member_sees_the_same_figure_as_an_admin(client, admin, scientist, thr
     # The scientist sees only vision's queue, but capacity is divided by all of them.
     assert unallocated_on_page(client) == "4"
     assert unallocated_in_api(scientist) == "4"
+
+
+def test_the_queue_page_shows_the_room_left_for_the_queue(client, admin, three_teams):
+    reserve_pool(admin, 4)
+    client.force_login(admin)
+    vision = three_teams[0]
+    page = client.get(f"/queues/{vision.pk}/").content.decode()
+    # 32 − (8 nlp + 8 speech + 4 pool) = 12; vision's own 8 is not subtracted
+    assert row_starting(page, "a100", "nvidia.com/gpu")["Room left"] == "12"
