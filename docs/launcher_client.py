@@ -48,7 +48,7 @@ def wait_until_ready(session: requests.Session, base: str, notebook_id: int, tim
         if notebook["state"] != last:
             last = notebook["state"]
             position = notebook.get("queue_position")
-            where = f" (position {position + 1})" if position is not None else ""
+            where = f" (position {position})" if position is not None else ""
             print(f"{last}{where} {notebook.get('pending_reason') or ''}".rstrip(), file=sys.stderr)
         if notebook["state"] in ("ready", "expiring"):
             return notebook

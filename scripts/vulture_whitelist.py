@@ -10,6 +10,8 @@ serializer conventions are matched by pattern in dead_code.py; only the odd ones
 _.authenticate_header
 _.include_root_view
 _.include_format_suffixes
+# A custom serializer field's rendering, called by DRF.
+_.to_representation
 _.page_size_query_param
 _.max_page_size
 # drf-spectacular: extensions register themselves by subclassing; a postprocessing hook's

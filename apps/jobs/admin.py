@@ -1,9 +1,10 @@
 """Admin pages for the pool and allow-lists; every save goes through ``services.pool``."""
 
+from django import forms
 from django.contrib import admin
 
 from apps.jobs import models
-from apps.jobs.services.pool import delete_setting, save_setting
+from apps.jobs.services.pool import delete_setting, pool_capacity_error, save_setting
 
 
 class ServiceAdmin(admin.ModelAdmin):
@@ -17,8 +18,28 @@ class ServiceAdmin(admin.ModelAdmin):
         return bool(getattr(request.user, "is_platform_admin", False))
 
 
+class PoolFlavorForm(forms.ModelForm):
+    def clean(self):
+        cleaned = super().clean()
+        pool_id, flavor, gpus = self.instance.pool_id, cleaned.get("flavor"), cleaned.get("gpus")
+        if pool_id is None or flavor is None or gpus is None:
+            return cleaned  # a new pool, or field errors already shown
+        # The rule save_setting enforces, shown on the field (the instance still holds
+        # the old values here: Django copies the form's into it after clean()).
+        draft = models.PoolFlavor(
+            pool_id=pool_id,
+            flavor=flavor,
+            gpus=gpus,
+            gpu_resource=cleaned.get("gpu_resource") or self.instance.gpu_resource,
+        )
+        if problem := pool_capacity_error(draft):
+            self.add_error("gpus", problem)
+        return cleaned
+
+
 class PoolFlavorInline(admin.TabularInline):
     model = models.PoolFlavor
+    form = PoolFlavorForm
     extra = 0
 
 

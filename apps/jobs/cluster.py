@@ -121,9 +121,12 @@ def _labelled(
 
 
 def pending_positions(client: KubeClient, namespace: str, local_queue: str) -> dict[str, int]:
-    """Workload name → 0-based position in its LocalQueue, from the visibility API."""
+    """Workload name → position in its LocalQueue, from the visibility API.
+
+    1-based, as pages, API and docs show it: 1 is next to be admitted (Kueue counts from 0).
+    """
     body = client.get(_visibility_ref(), f"{local_queue}/pendingworkloads", namespace) or {}
     return {
-        item["metadata"]["name"]: int(item.get("positionInLocalQueue", 0))
+        item["metadata"]["name"]: int(item.get("positionInLocalQueue", 0)) + 1
         for item in body.get("items") or ()
     }

@@ -53,7 +53,9 @@ class LiveWorkloadRowSerializer(serializers.Serializer):
     state = serializers.CharField(
         help_text="admitted, quota-reserved, pending, evicted (stopping) or finished"
     )
-    position = serializers.IntegerField(allow_null=True, help_text="0-based, in the ClusterQueue")
+    position = serializers.IntegerField(
+        allow_null=True, help_text="1-based (1 is admitted next), in the ClusterQueue"
+    )
     waiting_reason = serializers.CharField()
     requests = serializers.DictField(child=serializers.CharField())
     flavors = LivePodSetFlavorsSerializer(many=True)

@@ -221,13 +221,14 @@ def pending_order(workloads: list[dict]) -> list[dict]:
 
 
 def positions(pending: list[dict], reported: dict[str, int] | None) -> dict[str, int]:
-    """``namespace/name`` → 0-based position in its ClusterQueue.
+    """``namespace/name`` → position in its ClusterQueue, 1-based (1 is admitted next).
 
-    The visibility API's answer when there is one; otherwise the pending order.
+    The visibility API's answer when there is one (``fetch`` makes it 1-based); otherwise
+    the pending order.
     """
     if reported is not None:
         return reported
-    return {key(w): i for i, w in enumerate(pending_order(pending))}
+    return {key(w): i for i, w in enumerate(pending_order(pending), start=1)}
 
 
 def key(workload: dict) -> str:

@@ -170,10 +170,12 @@ def _positions(kube: KubeClient, cluster_queue: str) -> dict[str, int] | None:
         raise
     if body is None:
         return None
+    # Kueue counts from 0; the portal shows 1 for the workload admitted next.
     return {
         f"{i['metadata'].get('namespace', '')}/{i['metadata'].get('name', '')}": int(
             i.get("positionInClusterQueue", 0)
         )
+        + 1
         for i in body.get("items") or ()
     }
 

@@ -19,6 +19,60 @@ from apps.queues.models import Cohort, FlavorCapacity
 from apps.queues.snapshots import PREEMPTION_FIELDS, QUOTA_FIELDS
 
 SEP = "|"
+CLUSTER_QUEUE_DOCS = "https://kueue.sigs.k8s.io/docs/concepts/cluster_queue/"
+# One line per Kueue field of the form, with the Kueue doc section that explains it.
+KUEUE_HELP = {
+    "cohort": (
+        "ClusterQueues of one cohort lend each other idle quota.",
+        f"{CLUSTER_QUEUE_DOCS}#cohort",
+    ),
+    "fair_weight": (
+        "Share of the cohort's idle quota relative to the other queues (fairSharing.weight).",
+        "https://kueue.sigs.k8s.io/docs/concepts/fair_sharing/",
+    ),
+    "queueing_strategy": (
+        "StrictFIFO keeps order even when the head does not fit; BestEffortFIFO lets smaller "
+        "workloads pass it.",
+        f"{CLUSTER_QUEUE_DOCS}#queueing-strategy",
+    ),
+    "stop_policy": (
+        "Hold stops admitting; HoldAndDrain also evicts what is admitted.",
+        f"{CLUSTER_QUEUE_DOCS}#stoppolicy",
+    ),
+    "reclaim_within_cohort": (
+        "Whether workloads may preempt others of the cohort that borrow this queue's quota.",
+        f"{CLUSTER_QUEUE_DOCS}#preemption",
+    ),
+    "within_cluster_queue": (
+        "Whether a workload may preempt lower-priority ones of this same queue.",
+        f"{CLUSTER_QUEUE_DOCS}#preemption",
+    ),
+    "borrow_within_cohort": (
+        "Whether a workload that borrows may preempt lower-priority ones elsewhere in the cohort.",
+        f"{CLUSTER_QUEUE_DOCS}#preemption",
+    ),
+    "borrow_max_priority_threshold": (
+        "Only workloads at or below this priority may be preempted while borrowing.",
+        f"{CLUSTER_QUEUE_DOCS}#preemption",
+    ),
+    "nominal": (
+        "Guaranteed quota (nominalQuota); all queues' and the notebook pool's together fit "
+        "the flavor's capacity.",
+        f"{CLUSTER_QUEUE_DOCS}#flavors-and-resources",
+    ),
+    "borrowing_limit": (
+        "Most this queue may borrow from its cohort on top of nominal; empty = unlimited.",
+        f"{CLUSTER_QUEUE_DOCS}#borrowinglimit",
+    ),
+    "lending_limit": (
+        "Most of its idle nominal quota the cohort may borrow; empty = all of it.",
+        f"{CLUSTER_QUEUE_DOCS}#lendinglimit",
+    ),
+    "order": (
+        "Kueue tries flavors in this order for each workload.",
+        f"{CLUSTER_QUEUE_DOCS}#flavors-and-resources",
+    ),
+}
 
 
 def quota_field(flavor: str, resource: str, part: str) -> str:
@@ -55,6 +109,11 @@ class QueuePolicyForm(forms.Form):
                     self.fields[quota_field(flavor, resource, part)] = forms.CharField(
                         required=False
                     )
+
+    @property
+    def kueue_help(self) -> dict[str, dict[str, str]]:
+        """Field → {text, url} for the template's one-line help."""
+        return {name: {"text": text, "url": url} for name, (text, url) in KUEUE_HELP.items()}
 
     @staticmethod
     def initial_from(snapshot: dict) -> dict:

@@ -6,54 +6,71 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.queues.quantity import format_units, parse_units
+from apps.queues.reservations import FOREIGN, PROVIDED, of_source, reserved_per_flavor, room_left
 
 
 @dataclass(frozen=True)
 class CapacityRow:
+    """One flavor × resource: capacity, what every ClusterQueue reserves, and of that
+    what the notebook pool and foreign ClusterQueues reserve (shown separately)."""
+
     flavor: str
     resource: str
     capacity: Decimal
-    nominal: Decimal
+    reserved: Decimal
     lendable: Decimal
+    reserved_by_pool: Decimal = Decimal(0)
+    reserved_by_foreign: Decimal = Decimal(0)
 
     @property
     def unallocated(self) -> Decimal:
-        return max(self.capacity - self.nominal, Decimal(0))
+        return room_left(self.capacity, self.reserved)
 
     @property
     def overcommitted(self) -> bool:
-        return self.nominal > self.capacity
+        return self.reserved > self.capacity
 
 
-def capacity_rows(capacities: list[tuple[str, str, str]], quotas: list[dict]) -> list[CapacityRow]:
-    """Per flavor × resource: capacity, Σ nominal, and Σ of what cohort members lend.
+def capacity_rows(
+    capacity: dict[str, dict[str, Decimal]], holders: list[dict]
+) -> list[CapacityRow]:
+    """Per flavor × resource: capacity, Σ reserved by all ``holders``, Σ lendable in cohorts.
 
-    ``capacities`` are (flavor, resource, quantity); ``quotas`` are quota snapshots
-    with an extra ``in_cohort`` flag. Standalone queues lend nothing.
+    ``capacity`` is flavor → resource → quantity; ``holders`` are tagged queue snapshots
+    (``apps.queues.reservations``). Queues outside a cohort lend nothing.
     """
-    nominal: dict[tuple[str, str], Decimal] = {}
-    lendable: dict[tuple[str, str], Decimal] = {}
-    for quota in quotas:
-        key = (quota["flavor"], quota["resource"])
-        amount = parse_units(quota["nominal"])
-        nominal[key] = nominal.get(key, Decimal(0)) + amount
-        if quota["in_cohort"]:
-            lends = (
-                amount
-                if quota.get("lending_limit") in (None, "")
-                else parse_units(quota["lending_limit"])
-            )
-            lendable[key] = lendable.get(key, Decimal(0)) + min(lends, amount)
+    reserved = reserved_per_flavor(holders)
+    reserved_by_pool = reserved_per_flavor(of_source(holders, PROVIDED))
+    reserved_by_foreign = reserved_per_flavor(of_source(holders, FOREIGN))
+    lendable = _lendable(holders)
+    zero = Decimal(0)
     return [
         CapacityRow(
             flavor,
             resource,
-            parse_units(capacity),
-            nominal.get((flavor, resource), Decimal(0)),
-            lendable.get((flavor, resource), Decimal(0)),
+            amount,
+            reserved.get((flavor, resource), zero),
+            lendable.get((flavor, resource), zero),
+            reserved_by_pool.get((flavor, resource), zero),
+            reserved_by_foreign.get((flavor, resource), zero),
         )
-        for flavor, resource, capacity in capacities
+        for flavor, resources in capacity.items()
+        for resource, amount in resources.items()
     ]
+
+
+def _lendable(holders: list[dict]) -> dict[tuple[str, str], Decimal]:
+    lendable: dict[tuple[str, str], Decimal] = {}
+    for holder in holders:
+        if not holder.get("cohort"):
+            continue
+        for quota in holder["quotas"]:
+            key = (quota["flavor"], quota["resource"])
+            amount = parse_units(quota["nominal"])
+            limit = quota.get("lending_limit")
+            lends = amount if limit in (None, "") else min(parse_units(limit), amount)
+            lendable[key] = lendable.get(key, Decimal(0)) + lends
+    return lendable
 
 
 def chart_data(rows: list[CapacityRow]) -> dict:
@@ -73,7 +90,7 @@ def chart_data(rows: list[CapacityRow]) -> dict:
     return {
         "data": [
             trace("Physical capacity", [r.capacity for r in rows], "#4c6ef5"),
-            trace("Sum of nominal quotas", [r.nominal for r in rows], "#f59f00"),
+            trace("Reserved by all ClusterQueues", [r.reserved for r in rows], "#f59f00"),
             trace("Lendable in cohorts", [r.lendable for r in rows], "#2b8a3e"),
         ],
         "layout": {

@@ -26,6 +26,7 @@ from apps.queues.quantity import (
     parse_units,
     whole_device_error,
 )
+from apps.queues.reservations import room_left
 
 INT32_MAX = 2**31 - 1
 MAX_FLAVORS = 64
@@ -35,11 +36,12 @@ MIN_NONZERO_WEIGHT = Decimal("1e-9")
 
 @dataclass(frozen=True)
 class PolicyCatalog:
-    """What a queue is checked against: flavors with capacity, cohorts, other queues."""
+    """What a queue is checked against: flavors with capacity, cohorts, and what every
+    other ClusterQueue (team queues, the notebook pool, foreign ones) reserves."""
 
     capacity: dict[str, dict[str, Decimal]]
     cohorts: frozenset[str]
-    others_nominal: dict[tuple[str, str], Decimal] = field(default_factory=dict)
+    reserved_by_others: dict[tuple[str, str], Decimal] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,7 +95,9 @@ def _check_choices(proposal: dict, findings: Findings) -> None:
     for path, allowed in CHOICES.items():
         value = _lookup(proposal, path)
         if value not in allowed:
-            findings.add(path, f"must be one of {', '.join(allowed)}")
+            findings.add(
+                path, f"must be one of {', '.join(allowed)} (Kueue rule), e.g. {allowed[0]}"
+            )
 
 
 def _quantity(value: Any, path: str, findings: Findings, resource: str = "") -> Decimal | None:
@@ -101,10 +105,10 @@ def _quantity(value: Any, path: str, findings: Findings, resource: str = "") -> 
     try:
         parsed = parse_units(value)
     except QuantityError as exc:
-        findings.add(path, str(exc))
+        findings.add(path, f"{exc}, e.g. 8")
         return None
     if parsed < 0:
-        findings.add(path, "must not be negative")
+        findings.add(path, "must not be negative (Kueue rule), e.g. 0")
         return None
     if problem := whole_device_error(resource, parsed):
         findings.add(path, problem)
@@ -115,13 +119,14 @@ def _quantity(value: Any, path: str, findings: Findings, resource: str = "") -> 
 def _check_weight(value: Any, path: str, findings: Findings) -> None:
     weight = _quantity(value, path, findings)
     if weight is not None and 0 < weight <= MIN_NONZERO_WEIGHT:
-        findings.add(path, "must be 0 or greater than 1e-9 (Kueue fairSharing.weight rule)")
+        findings.add(path, "must be 0 or greater than 1e-9 (Kueue fairSharing.weight rule), e.g. 1")
 
 
 def _check_cohort(proposal: dict, catalog: PolicyCatalog, findings: Findings) -> None:
     cohort = proposal.get("cohort")
     if cohort and cohort not in catalog.cohorts:
-        findings.add("cohort", f"cohort {cohort!r} does not exist")
+        known = ", ".join(sorted(catalog.cohorts)) or "none yet"
+        findings.add("cohort", f"cohort {cohort!r} does not exist; pick an existing one ({known})")
 
 
 def _check_preemption(preemption: dict, findings: Findings) -> None:
@@ -130,7 +135,8 @@ def _check_preemption(preemption: dict, findings: Findings) -> None:
     if borrow != BorrowWithinCohort.NEVER and reclaim == ReclaimWithinCohort.NEVER:
         findings.add(
             "preemption.borrow_within_cohort",
-            "must be Never when reclaim_within_cohort is Never (Kueue rule)",
+            "must be Never when reclaim_within_cohort is Never (Kueue rule), e.g. Never, or "
+            "set reclaim_within_cohort to LowerPriority",
         )
     threshold = preemption.get("borrow_max_priority_threshold")
     if threshold is None:
@@ -138,10 +144,13 @@ def _check_preemption(preemption: dict, findings: Findings) -> None:
     if borrow != BorrowWithinCohort.LOWER_PRIORITY:
         findings.add(
             "preemption.borrow_max_priority_threshold",
-            "may only be set when borrow_within_cohort is LowerPriority",
+            "may only be set when borrow_within_cohort is LowerPriority (Kueue rule); "
+            "leave it empty",
         )
     elif not isinstance(threshold, int) or not -INT32_MAX - 1 <= threshold <= INT32_MAX:
-        findings.add("preemption.borrow_max_priority_threshold", "must be a 32-bit integer")
+        findings.add(
+            "preemption.borrow_max_priority_threshold", "must be a 32-bit integer, e.g. 100"
+        )
 
 
 def _check_quotas(proposal: dict, catalog: PolicyCatalog, findings: Findings) -> None:
@@ -152,7 +161,7 @@ def _check_quotas(proposal: dict, catalog: PolicyCatalog, findings: Findings) ->
         path = f"quotas[{index}]"
         key = (quota.get("flavor") or "", quota.get("resource") or "")
         if key in seen:
-            findings.add(path, f"{key[0]}/{key[1]} is listed twice")
+            findings.add(path, f"{key[0]}/{key[1]} is listed twice; give each one row")
         seen.add(key)
         _check_quota(quota, path, in_cohort, catalog, findings)
     _check_sizes(quotas, findings)
@@ -161,7 +170,8 @@ def _check_quotas(proposal: dict, catalog: PolicyCatalog, findings: Findings) ->
 def _check_quota(quota: dict, path: str, in_cohort: bool, catalog, findings: Findings) -> None:
     flavor, resource = quota.get("flavor"), quota.get("resource")
     if flavor not in catalog.capacity:
-        findings.add(f"{path}.flavor", f"flavor {flavor!r} does not exist")
+        known = ", ".join(sorted(catalog.capacity)) or "none yet"
+        findings.add(f"{path}.flavor", f"flavor {flavor!r} does not exist; pick one of: {known}")
         return
     if resource not in catalog.capacity[flavor]:
         known = ", ".join(sorted(catalog.capacity[flavor])) or "none"
@@ -178,25 +188,33 @@ def _check_limits(quota: dict, path: str, nominal, in_cohort: bool, findings: Fi
         if quota.get(limit) in (None, ""):
             continue
         if not in_cohort:
-            findings.add(f"{path}.{limit}", "may only be set when the queue is in a cohort")
+            findings.add(
+                f"{path}.{limit}",
+                "may only be set when the queue is in a cohort (Kueue rule: borrowing and "
+                "lending happen within a cohort); leave it empty or pick a cohort",
+            )
             continue
         value = _quantity(quota[limit], f"{path}.{limit}", findings, quota.get("resource"))
         exceeds = value is not None and nominal is not None and value > nominal
         if limit == "lending_limit" and exceeds:
             findings.add(
                 f"{path}.lending_limit",
-                f"must not exceed the nominal quota ({format_units(nominal)})",
+                f"must not exceed the nominal quota ({format_units(nominal)}) (Kueue rule: "
+                f"lendingLimit ≤ nominalQuota), e.g. {format_units(nominal)}",
             )
 
 
 def _check_capacity(flavor, resource, nominal, path, catalog: PolicyCatalog, findings) -> None:
     capacity = catalog.capacity[flavor][resource]
-    total = catalog.others_nominal.get((flavor, resource), Decimal(0)) + nominal
-    if total > capacity:
+    others = catalog.reserved_by_others.get((flavor, resource), Decimal(0))
+    if others + nominal > capacity:
         findings.add_capacity(
             f"{path}.nominal",
-            f"sum of nominal quotas for {flavor}/{resource} would be {format_units(total)}, "
-            f"above the physical capacity of {format_units(capacity)}",
+            f"reservations on {flavor}/{resource} would be {format_units(others + nominal)} "
+            f"(this queue {format_units(nominal)} + {format_units(others)} by other "
+            f"queues and the notebook pool), above the physical capacity of "
+            f"{format_units(capacity)}; rule: all reservations of a flavor together fit "
+            f"its capacity, e.g. nominal {format_units(room_left(capacity, others))} fits",
         )
 
 

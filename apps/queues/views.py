@@ -12,9 +12,11 @@ from django.views.decorators.http import require_POST
 
 from apps.queues import services
 from apps.queues.api.views import stream_audit_csv
+from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.cohort_tree import team_tree
 from apps.queues.forms import QueuePolicyForm, edit_form_options
-from apps.queues.models import AuditEntry, ChangeRequest, FlavorCapacity, Queue, Team
+from apps.queues.guidance import quota_guidance
+from apps.queues.models import AuditEntry, ChangeRequest, Queue, Team
 from apps.queues.overview import capacity_rows, chart_data
 from apps.queues.reconcile.desired import load_state
 from apps.queues.reconcile.preview import (
@@ -23,6 +25,8 @@ from apps.queues.reconcile.preview import (
     queue_manifest_diff,
 )
 from apps.queues.reconcile.status import last_updated, overview_states, queue_sync
+from apps.queues.reservations import FOREIGN, of_source
+from apps.queues.services.policy import capacity_overridden, envelope_for, load_catalog
 from apps.queues.snapshots import queue_snapshot
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
@@ -34,20 +38,15 @@ AUDIT_PAGE_SIZE = 50
 @login_required
 def overview(request: HttpRequest) -> HttpResponse:
     queues = list(Queue.objects.visible_to(request.user).with_policy())
-    capacities = FlavorCapacity.objects.select_related("flavor").order_by(
-        "flavor__name", "resource"
-    )
-    quotas = [
-        {**quota, "in_cohort": queue.cohort_id is not None}
-        for queue in queues
-        for quota in queue_snapshot(queue)["quotas"]
-    ]
-    rows = capacity_rows([(c.flavor.name, c.resource, c.capacity) for c in capacities], quotas)
+    # Capacity is divided by every reservation, including queues this user cannot see.
+    holders = load_holders()
+    rows = capacity_rows(load_capacity(), holders)
     sync = overview_states(queues)
     for queue in queues:
         queue.sync_badge = sync.get(queue.pk)
     context = {
         "rows": rows,
+        "foreign": of_source(holders, FOREIGN),
         "chart": chart_data(rows),
         "queues": [(q, queue_snapshot(q)) for q in queues],
         "teams": Team.objects.visible_to(request.user).with_details(),
@@ -85,13 +84,25 @@ def queue_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sync = queue_sync(queue)
     context = {
         "queue": queue,
-        "snapshot": queue_snapshot(queue),
+        "snapshot": _with_room_left(queue, queue_snapshot(queue)),
+        "show_room": True,
         "can_edit": permissions.can_edit_queue(request.user, queue),
         "history": history[:20],
         "sync": sync,
         "updated_at": last_updated(queue, sync),
     }
     return render(request, "queues/queue_detail.html", context)
+
+
+def _with_room_left(queue: Queue, snapshot: dict) -> dict:
+    """The snapshot with each quota's room left under capacity (every other reservation
+    subtracted, the queue's own not), as the edit page shows it."""
+    catalog = load_catalog(excluding_queue=queue)
+    guidance = quota_guidance(catalog.capacity, catalog.reserved_by_others, None)
+    for quota in snapshot["quotas"]:
+        found = guidance.get((quota["flavor"], quota["resource"]))
+        quota["room_left"] = found.room_left if found else None
+    return snapshot
 
 
 @login_required
@@ -108,13 +119,24 @@ def queue_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _render_edit(request, queue, form)
     if "save" not in request.POST:
-        preview = services.preview_queue_change(queue, form.proposal(), actor=request.user)
-        errors = {**preview.errors, **preview.capacity_errors}
-        if errors:
-            _attach_errors(form, InvalidInput(errors))
-        manifests = queue_manifest_diff(queue, form.proposal()) if not preview.errors else ""
-        return _render_edit(request, queue, form, preview=preview, manifest_diff=manifests)
+        return _preview(request, queue, form)
     return _save(request, queue, form)
+
+
+def _preview(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResponse:
+    # Read the draft before errors are attached: add_error drops a field's cleaned value,
+    # and a proposal read afterwards would lack the very quota that is in error.
+    proposal = form.proposal()
+    preview = services.preview_queue_change(queue, proposal, actor=request.user)
+    overridden = capacity_overridden(request.user, form.cleaned_data["capacity_override_reason"])
+    if errors := {**preview.errors, **preview.capacity_errors}:
+        _attach_errors(form, InvalidInput(errors), proposal)
+    # Only a draft the save would apply has a diff; a refused one shows its errors alone.
+    refused = preview.refused(capacity_overridden=overridden)
+    manifests = "" if refused else queue_manifest_diff(queue, proposal)
+    return _render_edit(
+        request, queue, form, preview=preview, refused=refused, manifest_diff=manifests
+    )
 
 
 def _save(request: HttpRequest, queue: Queue, form: QueuePolicyForm) -> HttpResponse:
@@ -149,12 +171,30 @@ def _attach_errors(form: QueuePolicyForm, exc: InvalidInput, proposal: dict | No
 
 
 def _render_edit(
-    request, queue, form, *, preview=None, conflict=None, status=200, manifest_diff=""
+    request,
+    queue,
+    form,
+    *,
+    preview=None,
+    refused=False,
+    conflict=None,
+    status=200,
+    manifest_diff="",
 ) -> HttpResponse:
+    # An admin has no envelope: every edit of theirs applies at once.
+    envelope = None if permissions.is_admin(request.user) else envelope_for(queue.team)
+    catalog = load_catalog(excluding_queue=queue)
+    guidance = quota_guidance(catalog.capacity, catalog.reserved_by_others, envelope)
     context = {
         "queue": queue,
         "form": form,
+        "quota_rows": [
+            {**row, "guide": guidance.get((row["flavor"], row["resource"]))}
+            for row in form.quota_rows()
+        ],
+        "envelope": envelope,
         "preview": preview,
+        "refused": refused,
         "manifest_diff": manifest_diff,
         "conflict": conflict,
         "is_admin": permissions.is_admin(request.user),

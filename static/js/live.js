@@ -47,7 +47,7 @@
         return p.pod_set + ": " + Object.keys(p.flavors).map(function (r) { return r + "→" + p.flavors[r]; }).join(", ");
       }).join("; ");
       var cells = waiting
-        ? [w.position === null ? "?" : String(w.position + 1), workloadLink(w), String(w.priority), requests(w.requests), w.waiting_reason]
+        ? [w.position === null ? "?" : String(w.position), workloadLink(w), String(w.priority), requests(w.requests), w.waiting_reason]
         : [workloadLink(w), w.state, String(w.priority), requests(w.requests), flavors];
       return el("tr", {"data-state": w.state}, cells.map(function (c) { return el("td", {}, [c]); }));
     });

@@ -53,7 +53,11 @@ class SubmittedWorkload(models.Model):
 
     state_reason = models.TextField(blank=True)
     pending_reason = models.TextField(blank=True)
-    queue_position = models.PositiveIntegerField(null=True, blank=True)
+    queue_position = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Position in its LocalQueue while queued, 1-based: 1 is next to be admitted.",
+    )
     workload_name = models.CharField(max_length=253, blank=True)
     created_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)

@@ -115,7 +115,7 @@ def test_jobs_queue_with_a_position_and_a_plain_reason(sim, pool, queue, scienti
         synced(BatchJob, jobs[0].pk, *JobState.active_values())
         rows = {j.state: j for j in BatchJob.objects.filter(pk__in=[j.pk for j in jobs])}
         waiting = rows.get(JobState.QUEUED)
-        ok = set(rows) == {"running", "admitted", "queued"} and waiting.queue_position == 0
+        ok = set(rows) == {"running", "admitted", "queued"} and waiting.queue_position == 1
         # The scheduler says why the admitted one cannot be placed once it has tried.
         return rows if ok and rows["admitted"].pending_reason else None
 

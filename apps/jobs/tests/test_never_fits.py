@@ -9,9 +9,12 @@ import pytest
 from apps.jobs.models import BatchJob, Notebook, PoolFlavor
 from apps.jobs.services.pool import save_setting
 from apps.jobs.tests.conftest import IMAGE, notebook_body
+from apps.queues import services as queue_services
 from apps.queues.models import AuditEntry, ResourceFlavor
 from apps.queues.tests.factories import make_queue, make_team, quota
 from conftest import api_as
+
+GPU = "nvidia.com/gpu"
 
 pytestmark = pytest.mark.django_db
 
@@ -143,12 +146,21 @@ def test_a_notebook_larger_than_the_pool_is_refused(scientist, generous_pool):
 
 
 def test_a_notebook_pool_larger_than_the_cluster_is_capped(scientist, generous_pool, admin):
-    # 40 a100 GPUs in the pool, but a100 has 32.
+    # 40 a100 GPUs in the pool, but a100 has 32: the pool was sized for 40, then an admin
+    # lowered the capacity with an override reason (the only way a pool outgrows it).
     a100 = ResourceFlavor.objects.get(name="a100")
+    mig = {"nvidia.com/mig-1g.10gb": "56"}
+    queue_services.save_flavor(name="a100", capacity={GPU: "40", **mig}, actor=admin)
     save_setting(
         PoolFlavor(pool=generous_pool, flavor=a100, gpus=40, cpu="64", memory="512Gi"),
         actor=admin,
         created=True,
+    )
+    queue_services.save_flavor(
+        name="a100",
+        capacity={GPU: "32", **mig},
+        actor=admin,
+        capacity_override_reason="two nodes went back to the vendor",
     )
     body = notebook_body(flavor="a100", gpus=33)
     response = api_as(scientist).post(NOTEBOOKS, body, format="json")

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.utils import timezone
 
-from apps.jobs import sync
+from apps.jobs import cluster_sync
 from apps.jobs.choices import JobEventKind, JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services import (
@@ -39,11 +39,11 @@ def test_a_pod_ready_in_the_clusters_past_is_stored_ready_at_creation(sim, pool,
     spec = NotebookRequest(image=IMAGE, flavor="h100", gpus=1)
     notebook = request_notebook(scientist, spec, actor=Principal(scientist), now=created).record
     with KubeClient() as client:
-        assert sync.provision_notebook(client, notebook.pk) == "created"
+        assert cluster_sync.provision_notebook(client, notebook.pk) == "created"
 
     def ready():
         with KubeClient() as client:
-            sync.sync_status(client, now=timezone.now() + AHEAD + timedelta(minutes=1))
+            cluster_sync.sync_status(client, now=timezone.now() + AHEAD + timedelta(minutes=1))
         return Notebook.objects.filter(pk=notebook.pk, state=NotebookState.READY).first()
 
     stored = wait_until(ready, timeout=60, interval=0.2)

@@ -14,32 +14,15 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from apps.jobs import cluster_sync
-from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.jobs.tests.kit import submit_training
 from apps.queues.reconcile.run import reconcile
 from apps.queues.tests.cluster import wait_until
 from apps.queues.tests.factories import quota, set_policy
 from apps.reports.compute.weeks import week_of
 from apps.reports.recorder import run_recorder
 from apps.reports.services.snapshots import build_weekly_report
-from core.kube import KubeClient
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def _train(user, name: str, *, seconds: int, tier: str):
-    request = JobRequest(
-        template="pytorch-train",
-        flavor="h100",
-        gpus_per_pod=8,
-        priority_tier=tier,
-        display_name=name,
-        sim_duration_seconds=seconds,
-    )
-    job, _ = submit_job(user, request, actor=Principal(user))
-    with KubeClient() as client:
-        assert cluster_sync.create_job(client, job.pk) == "created"
-    return job
 
 
 def _stamp(text: str) -> datetime:
@@ -97,14 +80,14 @@ def test_a_real_preemption_reaches_the_weekly_report(
     recorder = threading.Thread(target=record)
     recorder.start()
     try:
-        low = [_train(scientist, f"low-{i}", seconds=600, tier="p3-low") for i in range(2)]
+        low = [submit_training(scientist, f"low-{i}", seconds=600, tier="p3-low") for i in range(2)]
 
         def both_reserved():
             seen.look()
             return len(seen.first_reserved) == 2
 
         wait_until(both_reserved, timeout=120, interval=0.3)
-        urgent = _train(lead, "urgent", seconds=5, tier="p1-high")
+        urgent = submit_training(lead, "urgent", seconds=5, tier="p1-high")
 
         def urgent_reserved_and_someone_evicted():
             seen.look()

@@ -64,7 +64,7 @@ def test_numbers_match_the_hand_computed_scenario(sim, scenario, admin):
     assert vision["pending_workloads"] == 1 and vision["admitted_workloads"] == 1
     assert vision["pending_requests"] == {GPU: "16"}
     (waiting,) = vision["waiting"]
-    assert (waiting["namespace"], waiting["position"]) == ("team-vision", 0)
+    assert (waiting["namespace"], waiting["position"]) == ("team-vision", 1)  # next in line
     assert waiting["name"].startswith("job-later-")
 
 

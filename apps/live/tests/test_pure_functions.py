@@ -115,7 +115,8 @@ def test_without_the_visibility_api_waiting_order_is_priority_then_age():
     new_high = workload("new-high", priority=5, created="2026-01-01T00:05:00Z")
     old_high = workload("old-high", priority=5, created="2026-01-01T00:01:00Z")
     where = compute.positions([old_low, new_high, old_high], None)
-    assert where == {"team-a/old-high": 0, "team-a/new-high": 1, "team-a/old-low": 2}
+    # 1-based: priority first, then age
+    assert where == {"team-a/old-high": 1, "team-a/new-high": 2, "team-a/old-low": 3}
     assert compute.positions([old_low], {"team-a/old-low": 7}) == {"team-a/old-low": 7}
 
 
@@ -134,7 +135,7 @@ def test_queue_rows_put_workloads_under_their_cluster_queue_and_scope_them():
         [cq("a", "co", "16", "16", "0"), cq("b", "co", "8", "0", "0")],
         lqs,
         [admitted, waiting, theirs, done],
-        {"a": {"team-a/wait": 0}},
+        {"a": {"team-a/wait": 1}},
     )
     rows = compute.with_local_namespaces(rows, lqs)
     a = rows[0]
@@ -142,7 +143,7 @@ def test_queue_rows_put_workloads_under_their_cluster_queue_and_scope_them():
     assert a["admitted"][0]["requests"] == {"nvidia.com/gpu": "16"}  # 2 pods × 8
     assert a["admitted"][0]["flavors"][0]["flavors"] == {"nvidia.com/gpu": "h100"}
     assert [(w["name"], w["position"], w["waiting_reason"]) for w in a["waiting"]] == [
-        ("wait", 0, "no room")
+        ("wait", 1, "no room")
     ]
     assert a["pending_requests"] == {"nvidia.com/gpu": "16"}
     assert [w["name"] for w in rows[1]["waiting"]] == ["theirs"]

@@ -1,5 +1,7 @@
 """Representations for /api/v1/. Rule checks live in the services, not here."""
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.queues.models import (
@@ -11,6 +13,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from apps.queues.quantity import format_units
 from apps.queues.snapshots import queue_snapshot
 from core.api_fields import ModelSerializer
 from core.bounds import TEXT_LIMIT
@@ -70,6 +73,33 @@ class FlavorSerializer(ModelSerializer):
 
     def get_capacity(self, flavor: ResourceFlavor) -> dict[str, str]:
         return {c.resource: c.capacity for c in flavor.capacities.all()}
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class QuantityField(serializers.Field):
+    """A read-only Decimal shown as a plain number string ("8", "0.5")."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, value):
+        return format_units(value)
+
+
+class CapacityRowSerializer(serializers.Serializer):
+    """One flavor × resource of the overview's capacity table."""
+
+    flavor = serializers.CharField()
+    resource = serializers.CharField()
+    capacity = QuantityField()
+    reserved = QuantityField(
+        help_text="Nominal quota of every ClusterQueue on the flavor: team queues, the "
+        "notebook pool and foreign ClusterQueues."
+    )
+    reserved_by_pool = QuantityField()
+    reserved_by_foreign = QuantityField()
+    unallocated = QuantityField(help_text="capacity − reserved, never below 0.")
+    lendable = QuantityField(help_text="What queues in cohorts lend (nominal or lendingLimit).")
 
 
 class FlavorWriteSerializer(RejectUnknownFields, serializers.Serializer):

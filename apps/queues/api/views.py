@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from apps.queues import services
 from apps.queues.api import serializers as s
+from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.exports import audit_csv_rows
 from apps.queues.models import (
     AuditEntry,
@@ -20,6 +21,7 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
+from apps.queues.overview import capacity_rows
 from core import permissions
 from core.csv_export import csv_response
 from core.errors import InvalidInput, NotAllowed
@@ -168,6 +170,15 @@ class FlavorViewSet(CatalogViewSet):
 
     def save(self, data):
         return services.save_flavor(actor=self.request.user, **data)
+
+
+class CapacityViewSet(viewsets.ViewSet):
+    """Capacity per flavor × resource divided by every reservation (the overview's table)."""
+
+    @extend_schema(responses=s.CapacityRowSerializer(many=True))
+    def list(self, request):
+        rows = capacity_rows(load_capacity(), load_holders())
+        return Response(s.CapacityRowSerializer(rows, many=True).data)
 
 
 class CohortViewSet(CatalogViewSet):

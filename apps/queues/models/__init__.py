@@ -16,7 +16,7 @@ from apps.queues.models.policy import (
     Team,
     TeamNamespace,
 )
-from apps.queues.models.sync_state import SyncObject, SyncRun
+from apps.queues.models.sync_state import ForeignClusterQueue, SyncObject, SyncRun
 
 __all__ = [
     "AuditEntry",
@@ -26,6 +26,7 @@ __all__ = [
     "Envelope",
     "EnvelopeLimit",
     "FlavorCapacity",
+    "ForeignClusterQueue",
     "Membership",
     "PriorityTier",
     "Queue",

@@ -62,3 +62,24 @@ class SyncRun(models.Model):
 
     def __str__(self) -> str:
         return f"reconcile at {self.started_at:%Y-%m-%d %H:%M:%S} ({self.trigger})"
+
+
+class ForeignClusterQueue(models.Model):
+    """A ClusterQueue without our managed-by label, as the last full reconcile saw it.
+
+    The portal never writes it to the cluster; its nominal quota is reserved capacity
+    all the same, so the capacity figures count it and the pages warn about it.
+    Written only by ``services.reconcile_records.record_foreign_cluster_queues``.
+    """
+
+    name = models.CharField(max_length=253, unique=True)
+    cohort = models.CharField(max_length=253, blank=True)
+    # Quota snapshots (``apps.queues.snapshots`` form): flavor, resource, nominal, limits.
+    quotas = models.JSONField(default=list)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -179,7 +179,7 @@ def _flavors(result: ImportPlan, flavors: list[dict], queues: list[dict], known:
 
 def _cohorts(result: ImportPlan, cohorts: list[dict], queues: list[dict], known: set[str]):
     by_name = {c["metadata"]["name"]: c for c in cohorts}
-    implicit = {_cohort_of(cq) for cq in queues} - set(by_name) - {None}
+    implicit = {cohort_of(cq) for cq in queues} - set(by_name) - {None}
     for name in sorted(implicit):
         by_name[name] = {"kind": kueue.COHORT, "metadata": {"name": name}, "spec": {}}
     for name in _parents_first(by_name):
@@ -199,7 +199,8 @@ def _cohorts(result: ImportPlan, cohorts: list[dict], queues: list[dict], known:
             result.keys.append(kueue.object_key(cohort))
 
 
-def _cohort_of(cq: dict) -> str | None:
+def cohort_of(cq: dict) -> str | None:
+    """The cohort a ClusterQueue manifest joins (``cohortName`` from v1beta2 on)."""
     spec = cq.get("spec") or {}
     return spec.get("cohortName") or spec.get("cohort")
 
@@ -261,7 +262,7 @@ def _queue(result: ImportPlan, cq: dict, local: list[dict], namespace_teams: dic
         {
             "name": name,
             "team": team,
-            "cohort": _cohort_of(cq),
+            "cohort": cohort_of(cq),
             "fair_weight": str((spec.get("fairSharing") or {}).get("weight", "1")),
             "queueing_strategy": spec.get("queueingStrategy", "BestEffortFIFO"),
             "stop_policy": spec.get("stopPolicy", "None"),
@@ -271,7 +272,7 @@ def _queue(result: ImportPlan, cq: dict, local: list[dict], namespace_teams: dic
                 "borrow_within_cohort": borrow.get("policy", "Never"),
                 "borrow_max_priority_threshold": borrow.get("maxPriorityThreshold"),
             },
-            "quotas": _quotas(spec.get("resourceGroups") or []),
+            "quotas": cluster_queue_quotas(spec.get("resourceGroups") or []),
         }
     )
     result.keys.append(kueue.object_key(cq))
@@ -289,7 +290,8 @@ def _team_for(result: ImportPlan, queue: str, namespaces: list[str], known: dict
     return queue
 
 
-def _quotas(groups: list[dict]) -> list[dict]:
+def cluster_queue_quotas(groups: list[dict]) -> list[dict]:
+    """A ClusterQueue's ``resourceGroups`` as quota snapshots (``apps.queues.snapshots``)."""
     quotas = []
     for group in groups:
         for flavor in group.get("flavors") or []:

@@ -15,6 +15,7 @@ from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome, apply
 from apps.queues.reconcile.coordination import coordinator
 from apps.queues.reconcile.desired import desired_objects, load_namespace_rules
+from apps.queues.reconcile.foreign import foreign_cluster_queues
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
 from apps.queues.services import reconcile_records
 from core.kube import KubeClient, KubeError
@@ -49,9 +50,22 @@ _COUNTED = {p.CREATE: "created", p.UPDATE: "updated", p.DELETE: "deleted", p.HOL
 
 def compute_plan(client: KubeClient) -> list[p.Action]:
     """Read both sides and diff them; no writes anywhere."""
+    return _plan(client, observe(client, settings.KUEUE_API_VERSION))
+
+
+def _plan_noting_foreign_queues(client: KubeClient) -> list[p.Action]:
+    """A full run's plan; it has read every ClusterQueue, so it also records the
+    ones we do not manage (they reserve capacity too)."""
+    observed = observe(client, settings.KUEUE_API_VERSION)
+    reconcile_records.record_foreign_cluster_queues(
+        foreign_cluster_queues(observed), seen_at=timezone.now()
+    )
+    return _plan(client, observed)
+
+
+def _plan(client: KubeClient, observed: dict[p.Key, dict]) -> list[p.Action]:
     version = settings.KUEUE_API_VERSION
     desired = desired_objects()
-    observed = observe(client, version)
     candidates = prune_candidates(desired, observed)
     busy = Counter(status_counts(observed, candidates))
     for key, count in busy_counts(client, version, candidates).items():
@@ -76,7 +90,7 @@ def _applied() -> dict[p.Key, dict]:
 def reconcile(*, trigger: str = "manual", client: KubeClient | None = None) -> Summary:
     """Converge the cluster on the policy once. Raises KubeError when it could not read."""
     fingerprint = incremental.catalog_fingerprint()
-    return _run(trigger, client, compute_plan, fingerprint=fingerprint)
+    return _run(trigger, client, _plan_noting_foreign_queues, fingerprint=fingerprint)
 
 
 def reconcile_queues(queues, *, trigger: str, client: KubeClient | None = None) -> Summary:

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.forms.models import model_to_dict
 
 from apps.queues import signals
+from apps.queues.capacity import load_holders
 from apps.queues.models import (
     Cohort,
     Envelope,
@@ -16,7 +17,6 @@ from apps.queues.models import (
     FlavorCapacity,
     Membership,
     PriorityTier,
-    QuotaEntry,
     ResourceFlavor,
     Team,
     TeamNamespace,
@@ -34,6 +34,7 @@ from apps.queues.quantity import (
     parse_units,
     whole_device_error,
 )
+from apps.queues.reservations import reserved_per_flavor
 from apps.queues.taints import taint_problems, toleration_problems
 from core import permissions
 from core.audit import AuditAction, record_audit
@@ -267,17 +268,22 @@ def _check_taints(errors: _Errors, taints: Any, tolerations: Any) -> None:
 
 
 def _check_capacity_not_below_quotas(errors: _Errors, flavor, parsed: dict[str, Decimal]) -> None:
-    totals: dict[str, Decimal] = {}
-    for quota in QuotaEntry.objects.filter(flavor=flavor):
-        totals[quota.resource] = totals.get(quota.resource, Decimal(0)) + parse_units(quota.nominal)
-    for resource, total in totals.items():
-        if resource not in parsed:
+    # Every ClusterQueue's reservation counts, the notebook pool's included.
+    reserved = reserved_per_flavor(load_holders())
+    listed = set(flavor.capacities.values_list("resource", flat=True))
+    for (name, resource), total in reserved.items():
+        if name != flavor.name:
+            continue
+        if resource not in parsed and resource in listed:
             errors.add("capacity", f"queues still hold quota for {resource}; keep its capacity")
-        elif parsed[resource] < total:
+        elif resource in parsed and parsed[resource] < total:
             errors.add(
                 f"capacity.{resource}",
-                f"queues hold {format_units(total)} of nominal quota, above the new capacity; "
-                "give a capacity override reason to save anyway",
+                f"queues hold {format_units(total)} of nominal quota, above the new capacity "
+                "(the notebook pool and every other ClusterQueue count); rule: all "
+                "reservations of a flavor fit its capacity, e.g. "
+                f"{resource}={format_units(total)}; give a capacity override reason to save "
+                "anyway",
             )
 
 

@@ -11,13 +11,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.queues import notices, signals
+from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.envelope import EnvelopeSpec, envelope_breaches
 from apps.queues.models import (
     AuditEntry,
     ChangeRequest,
     Cohort,
     Envelope,
-    FlavorCapacity,
     Queue,
     QuotaEntry,
     ResourceFlavor,
@@ -25,6 +25,7 @@ from apps.queues.models import (
 )
 from apps.queues.proposals import check_proposal_shape
 from apps.queues.quantity import QuantityError, parse_units
+from apps.queues.reservations import reserved_per_flavor
 from apps.queues.snapshots import PREEMPTION_FIELDS, diff, queue_snapshot
 from apps.queues.validation import Findings, PolicyCatalog, validate_queue
 from core import permissions
@@ -61,22 +62,19 @@ class Preview:
     def needs_approval(self) -> bool:
         return bool(self.breaches)
 
+    def refused(self, *, capacity_overridden: bool) -> bool:
+        """Whether saving this draft would be refused (so there is nothing to preview)."""
+        return bool(self.errors) or (bool(self.capacity_errors) and not capacity_overridden)
+
 
 def load_catalog(*, excluding_queue: Queue | None) -> PolicyCatalog:
-    capacity: dict[str, dict[str, Decimal]] = {}
-    for row in FlavorCapacity.objects.select_related("flavor"):
-        capacity.setdefault(row.flavor.name, {})[row.resource] = parse_units(row.capacity)
-    for name in ResourceFlavor.objects.values_list("name", flat=True):
-        capacity.setdefault(name, {})
-    others: dict[tuple[str, str], Decimal] = {}
-    quotas = QuotaEntry.objects.select_related("flavor")
-    if excluding_queue is not None:
-        quotas = quotas.exclude(queue=excluding_queue)
-    for quota in quotas:
-        key = (quota.flavor.name, quota.resource)
-        others[key] = others.get(key, Decimal(0)) + parse_units(quota.nominal)
-    cohorts = frozenset(Cohort.objects.values_list("name", flat=True))
-    return PolicyCatalog(capacity=capacity, cohorts=cohorts, others_nominal=others)
+    """Capacity, cohorts, and what every ClusterQueue but ``excluding_queue`` reserves."""
+    excluding = excluding_queue.name if excluding_queue is not None else None
+    return PolicyCatalog(
+        capacity=load_capacity(),
+        cohorts=frozenset(Cohort.objects.values_list("name", flat=True)),
+        reserved_by_others=reserved_per_flavor(load_holders(), excluding=excluding),
+    )
 
 
 def envelope_for(team: Team | None) -> EnvelopeSpec | None:
@@ -223,10 +221,14 @@ def changes_since(queue: Queue, version: int) -> list[dict]:
     return diff(entry.after, queue_snapshot(queue)) if entry else []
 
 
+def capacity_overridden(actor, capacity_override_reason: str) -> bool:
+    """An admin who gives a reason may save past physical capacity (audited)."""
+    return permissions.is_admin(actor) and bool(capacity_override_reason.strip())
+
+
 def raise_on_findings(findings: Findings, actor, capacity_override_reason: str) -> None:
     errors = dict(findings.errors)
-    overridable = permissions.is_admin(actor) and capacity_override_reason.strip()
-    if findings.capacity and not overridable:
+    if findings.capacity and not capacity_overridden(actor, capacity_override_reason):
         for path, messages in findings.capacity.items():
             errors.setdefault(path, []).extend(f"{m}; {CAPACITY_OVERRIDE_HINT}" for m in messages)
     if errors:

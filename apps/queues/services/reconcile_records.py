@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from apps.queues.choices import SyncState
-from apps.queues.models import Queue, SyncObject, SyncRun
+from apps.queues.models import ForeignClusterQueue, Queue, SyncObject, SyncRun
 from apps.queues.reconcile import plan as p
 from apps.queues.reconcile.apply import Outcome
 from core.audit import AuditAction, record_audit
@@ -85,6 +85,21 @@ def _rows_for(outcomes: list[Outcome]) -> dict[p.Key, SyncObject]:
     if len(outcomes) < 200:  # the fast path touches a handful of rows
         rows = rows.filter(name__in={o.action.name for o in outcomes})
     return {row.key: row for row in rows}
+
+
+@transaction.atomic
+def record_foreign_cluster_queues(found: list[dict], *, seen_at: datetime) -> None:
+    """Keep exactly the unmanaged ClusterQueues a full run found (``reconcile.foreign``).
+
+    Only a full run sees every ClusterQueue, so only it calls this; one that is gone
+    from the cluster stops counting against capacity.
+    """
+    ForeignClusterQueue.objects.exclude(name__in=[q["name"] for q in found]).delete()
+    for queue in found:
+        ForeignClusterQueue.objects.update_or_create(
+            name=queue["name"],
+            defaults={"cohort": queue["cohort"], "quotas": queue["quotas"], "seen_at": seen_at},
+        )
 
 
 @transaction.atomic

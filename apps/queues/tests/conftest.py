@@ -9,6 +9,7 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
+from apps.queues.tests.capacity_kit import three_a100_queues
 from apps.queues.tests.cluster import SimCluster, Worker, shared_database_url
 from apps.queues.tests.factories import make_queue, make_team, quota
 from apps.queues.tests.real_cluster import RealCluster
@@ -46,6 +47,12 @@ def policy(catalog, team, other_team, queue, other_queue):
     """Two teams with a queue each in cohort ``research``, plus a shared queue."""
     shared = make_queue(catalog, None, name="shared-burst", quotas=[quota("a100", "4")])
     return {"queue": queue, "other_queue": other_queue, "shared": shared}
+
+
+@pytest.fixture
+def three_teams(catalog, team, other_team):
+    """Issue 28's a100 setup: vision, nlp and speech hold 8 of the 32 a100 GPUs each."""
+    return three_a100_queues(catalog, team, other_team)
 
 
 @pytest.fixture

@@ -119,6 +119,9 @@ def test_api_names_the_field_and_writes_nothing(queue, admin):
     response = api_as(admin).put(f"/api/v1/queues/{queue.pk}/", body, format="json")
     assert response.status_code == 400
     assert response.json()["errors"] == {
-        "quotas[0].lending_limit": ["must not exceed the nominal quota (4)"]
+        "quotas[0].lending_limit": [
+            "must not exceed the nominal quota (4) (Kueue rule: lendingLimit ≤ nominalQuota), "
+            "e.g. 4"
+        ]
     }
     assert snapshot(queue) == before

@@ -1,0 +1,24 @@
+"""Helpers the job tests share."""
+
+from __future__ import annotations
+
+from apps.jobs import cluster_sync
+from apps.jobs.models import BatchJob
+from apps.jobs.services import JobRequest, Principal, submit_job
+from core.kube import KubeClient
+
+
+def submit_training(user, name: str, *, tier: str, seconds: int = 3600) -> BatchJob:
+    """Submit one 8-GPU h100 training job as ``user`` and create it on the cluster."""
+    request = JobRequest(
+        template="pytorch-train",
+        flavor="h100",
+        gpus_per_pod=8,
+        priority_tier=tier,
+        display_name=name,
+        sim_duration_seconds=seconds,
+    )
+    job, _ = submit_job(user, request, actor=Principal(user))
+    with KubeClient() as client:
+        assert cluster_sync.create_job(client, job.pk) == "created"
+    return job
