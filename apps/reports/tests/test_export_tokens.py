@@ -61,8 +61,9 @@ def test_a_revoked_expired_or_unknown_token_is_a_401_in_the_api_shape(stored, sc
 
 
 def test_a_token_does_not_open_the_pages(stored, scientist):
+    # A token client gets the API's JSON refusal, never the HTML sign-in form.
     response = with_token(token_of(scientist)).get(f"/reports/{WEEK}/")
-    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert response.status_code == 401 and response["Content-Type"] == "application/json"
 
 
 def test_without_a_token_the_session_still_decides(stored, client, scientist):
