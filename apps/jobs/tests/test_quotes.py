@@ -154,3 +154,24 @@ def test_a_preempted_workload_the_asker_may_see_is_named(
     assert namespace == "team-vision"
     assert any(job.name in workload for job in jobs)
     assert victim in body["summary"]
+
+
+def test_the_job_form_checks_with_the_session_and_its_csrf_token(scientist, queue, template):
+    from django.test import Client
+
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(scientist)
+    page = browser.get("/jobs/new/")
+    html = page.content.decode()
+    assert 'id="check-quote" data-quote-url="/api/v1/quotes/"' in html
+    assert "js/quote.js" in html
+    token = page.cookies["csrftoken"].value
+    # What quote.js sends for the form filled in with 17 pods of one GPU.
+    body = {**EIGHT, "gpus_per_pod": 1, "pods": 17, "max_runtime_minutes": 60, "team": "vision"}
+    answer = browser.post(
+        QUOTES, body, content_type="application/json", headers={"X-CSRFToken": token}
+    )
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["verdict"] == "never"
+    refused = browser.post(QUOTES, body, content_type="application/json")
+    assert refused.status_code == 403  # no CSRF token: a page elsewhere cannot ask
