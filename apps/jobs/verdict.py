@@ -8,16 +8,17 @@ does not admit now is ``later`` with Kueue's pending reason, and no start estima
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from apps.jobs.status import Need, pending_reason
 from informer import objects as o
-from kueuemodel import Simulation, cluster_queue_status
+from kueuemodel import DURATION_ANNOTATION, Simulation, cluster_queue_status
 
 NEVER, NOW, LATER = "never", "now", "later"
 # Long enough for preempted pods to stop and the preemptor to be admitted in their place;
-# nothing in the cluster ends within it, since no Workload carries a run time.
+# nothing in the cluster ends within it, since no Workload carries a run time (``_as_read``).
 SETTLE_MS = 60_000
 
 
@@ -70,12 +71,13 @@ def admission_verdict(
     would wait as the job's page would; ``may_see(namespace)``: whether the asker may
     see a workload of that namespace by name (others are only counted).
     """
-    sim = Simulation([*objects, *workloads], start_ms=now_ms, record_events=False)
+    running = [_as_read(w) for w in workloads]
+    sim = Simulation([*objects, *running], start_ms=now_ms, record_events=False)
     sim.run(until_ms=now_ms)  # whatever the cluster would admit anyway goes first
     before = set(sim.cluster.workloads)
     history: list[tuple] = []
     sim.cluster.history = history
-    sim.add_workload(candidate)
+    sim.add_workload(_as_read(candidate))
     sim.run(until_ms=now_ms + SETTLE_MS)
     added = set(sim.cluster.workloads) - before
     if not added:
@@ -87,6 +89,15 @@ def admission_verdict(
         return _later(pending_reason(workload.obj, [], queues, need))
     victims = [wl for _, kind, wl, _ in history if kind == "evict" and wl.key != key]
     return _now(sim, workload, victims, may_see)
+
+
+def _as_read(obj: dict) -> dict:
+    """A copy for the model (it writes status into what it is given), without the run time
+    a simulated cluster annotates: no real cluster knows how long a workload will run."""
+    obj = copy.deepcopy(obj)
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    annotations.pop(DURATION_ANNOTATION, None)
+    return obj
 
 
 def _now(sim: Simulation, workload, victims: list, may_see: Callable[[str], bool]) -> Verdict:
