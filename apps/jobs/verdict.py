@@ -34,7 +34,6 @@ class Verdict:
     preempts: tuple[str, ...] = ()
     preempts_hidden: int = 0
     pending_reason: str = ""
-    estimated_start: None = None
 
     def as_dict(self) -> dict:
         return {
@@ -46,7 +45,7 @@ class Verdict:
             "preempts": list(self.preempts),
             "preempts_hidden": self.preempts_hidden,
             "pending_reason": self.pending_reason,
-            "estimated_start": self.estimated_start,
+            "estimated_start": None,  # no estimate yet: see docs/quotes.md
         }
 
 

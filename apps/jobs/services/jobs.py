@@ -167,8 +167,8 @@ def _check_ever_fits(spec: JobRequest, queue: Queue, gpu_resource: str) -> None:
     else:
         asks, field_name = f"{total} GPUs of {spec.flavor} in total", "pods"
     change = (
-        f"ask for at most {ceiling.limit} in total, or ask for more quota on queue {queue.name} "
-        "(a larger nominal quota or borrowing limit)"
+        f"ask for at most {ceiling.limit} GPUs of {spec.flavor} in total, or for more quota on "
+        f"queue {queue.name} (a larger nominal quota or borrowing limit)"
     )
     raise RuleBroken(
         f"asks for {asks}; {why}, so it would never start; {change}",

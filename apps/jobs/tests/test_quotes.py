@@ -60,7 +60,10 @@ def test_a_job_larger_than_any_quota_is_never_with_the_limit_in_words(scientist,
     # 17 × 1 asked; vision has 16 of its own and nobody in the cohort lends.
     assert "asks for 17 GPUs of h100 in total" in body["summary"]
     assert "queue vision can get at most 16 (16 of its own)" in body["summary"]
-    assert "ask for at most 16 in total" in body["summary"]
+    assert (
+        "ask for at most 16 GPUs of h100 in total, or for more quota on queue vision"
+        in body["summary"]
+    )
     assert (BatchJob.objects.count(), AuditEntry.objects.count()) == rows
 
 
