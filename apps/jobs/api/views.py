@@ -167,7 +167,16 @@ class JobViewSet(
 class QuoteViewSet(viewsets.ViewSet):
     """A quote for a job before it is submitted: the job's body, nothing written."""
 
-    @extend_schema(request=s.JobCreateSerializer, responses={200: s.QuoteSerializer, **ERRORS})
+    @extend_schema(
+        request=s.JobCreateSerializer,
+        responses={
+            200: s.QuoteSerializer,
+            **ERRORS,
+            503: OpenApiResponse(
+                s.ErrorSerializer, description="`cluster_unavailable`: no cluster to ask"
+            ),
+        },
+    )
     def create(self, request):
         data = parse(s.JobCreateSerializer, request.data)
         if "command" in data:
