@@ -31,11 +31,11 @@ def quote(user, body: dict) -> dict:
     return response.json()
 
 
-def start_jobs(user, count: int, seconds: int = 3600) -> list[BatchJob]:
-    """``count`` 8-GPU jobs of ``user`` created in the cluster (they run an hour)."""
+def start_jobs(user, count: int, seconds: int = 3600, pods: int = 1) -> list[BatchJob]:
+    """``count`` jobs of ``pods`` × 8 GPUs of ``user`` created in the cluster (run an hour)."""
     jobs = []
     for _ in range(count):
-        spec = JobRequest(**EIGHT, sim_duration_seconds=seconds)
+        spec = JobRequest(**EIGHT, pods=pods, sim_duration_seconds=seconds)
         job, _ = submit_job(user, spec, actor=Principal(user))
         with KubeClient() as client:
             assert cluster_sync.create_job(client, job.pk) == "created"
@@ -133,6 +133,21 @@ def test_preempted_workloads_of_another_team_are_counted_never_named(
     text = str(body)
     assert "vision" not in text
     assert not any(job.name in text for job in vision_jobs)
+
+    # Submitted, Kueue does what the quote said: nlp's job on h100, one vision job
+    # preempted (it then comes back on vision's own a100, after the quote's instant).
+    (nlp_job,) = start_jobs(other_lead, 1, pods=2)
+
+    def nlp_admitted_and_one_vision_job_preempted():
+        with KubeClient() as client:
+            every = client.list(workload_ref())
+        nlp = [w for w in every if o.owner(w)[1] == nlp_job.name and o.is_reserved(w)]
+        preempted = [w for w in every if o.condition(w, "Preempted") is not None]
+        ok = nlp and [o.namespace_name(w)[0] for w in preempted] == ["team-vision"]
+        return ok and nlp[0]
+
+    admitted = wait_until(nlp_admitted_and_one_vision_job_preempted, 30, 0.2)
+    assert o.flavors_by_pod_set(admitted) == {"main": {"nvidia.com/gpu": "h100"}}
 
 
 def test_a_preempted_workload_the_asker_may_see_is_named(
