@@ -148,6 +148,24 @@ USES: tuple[Use, ...] = (
         ("list",),
         "the policy objects the reconciler reads",
     ),
+    # --- apps.jobs: a quote runs the admission model on the cluster's current state ---
+    *(
+        Use(
+            "apps.jobs.services.quotes",
+            KUEUE,
+            kind,
+            ("list",),
+            "current queues and workloads for a quote",
+        )
+        for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
+    ),
+    Use(
+        "apps.jobs.services.quotes",
+        "",
+        "namespaces",
+        ("list",),
+        "the policy objects the reconciler reads",
+    ),
     # --- apps.jobs: notebooks (StatefulSet + Service) and batch Jobs ----------------
     *(
         Use("apps.jobs.cluster", group, resource, ("create", "delete"), "start and stop")

@@ -1,8 +1,8 @@
 """Kueue's admission model: pure Python, no I/O, no Django.
 
 The simulated cluster (``simcluster``) runs it live; the what-if replay, the start-time
-estimates (``apps.whatif``) and the job form's "could this ever fit" check (``apps.jobs``)
-run it over recorded history or rendered manifests. Its rules are measured against the
+estimates (``apps.whatif``), the job form's "could this ever fit" check and a job's quote
+(``apps.jobs``) run it over recorded history, rendered manifests or the cluster's state. Its rules are measured against the
 real Kueue (``bench/differential``, docs/differential.md).
 
 This module is the whole public API: code outside ``kueuemodel`` imports names from here

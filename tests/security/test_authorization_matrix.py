@@ -37,6 +37,7 @@ FORM = "form"
 NOTEBOOK = {"image": IMAGE, "flavor": "h100", "gpus": 1}
 FOR_SCIENTIST = {**NOTEBOOK, "user": "scientist"}
 JOB = {"template": "pytorch-train", "flavor": "h100"}
+NEVER_FITS = {**JOB, "pods": 64}  # more than vision or nlp could ever borrow
 LAUNCHER = {"user": "launcher-bot", "name": "hub2", "days": "30", "teams": ["vision"]}
 WHATIF = {"draft": {"vision": {"fair_weight": "2"}}}
 
@@ -394,6 +395,13 @@ MATRIX: dict[str, list[tuple]] = {
         ("delete", "/api/v1/jobs/{job}/", None, (U, 204, 404, 204, 204, 404)),
         ("get", "/api/v1/jobs/{peer_job}/", None, (U, 200, 404, 200, 200, 404)),
         ("delete", "/api/v1/jobs/{peer_job}/", None, (U, 403, 404, 204, 204, 404)),
+    ],
+    # A quote checks who may submit as the submission does and writes nothing. A job
+    # that could never fit is answered without the cluster; one that could needs it
+    # (none answers here: 503).
+    "quote-list": [
+        ("post", "/api/v1/quotes/", NEVER_FITS, (U, 200, 200, 200, 403, 403)),
+        ("post", "/api/v1/quotes/", JOB, (U, 503, 503, 503, 403, 403)),
     ],
     "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, L))],
     "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, L))],

@@ -28,7 +28,9 @@ from tests.security.urls import url_names
 
 METHODS = ("get", "post", "put", "patch", "delete")
 # Answers that are the server's to give: readiness says what it lacks.
-SERVICE_UNAVAILABLE_IS_AN_ANSWER = {"readyz"}
+# A quote of a job that could fit asks the cluster what Kueue would do; with no
+# cluster to ask it answers `cluster_unavailable` (503), in the API's shape.
+SERVICE_UNAVAILABLE_IS_AN_ANSWER = {"readyz", "quote-list"}
 
 
 def suffixed(url: str) -> str:

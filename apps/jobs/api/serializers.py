@@ -7,7 +7,7 @@ from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import BatchJob, JobEvent, Notebook
-from core.api_fields import ModelSerializer
+from core.api_fields import ModelSerializer, UtcDateTimeField
 from core.errors import CODES
 from core.strict_input import RejectUnknownFields
 
@@ -114,6 +114,38 @@ class JobCreateSerializer(StrictSerializer):
         required=False,
         help_text="Demo clusters only: how long the simulated job runs.",
     )
+
+
+class QuoteSerializer(serializers.Serializer):
+    """What would happen to a job submitted now (``apps.jobs.verdict``)."""
+
+    verdict = serializers.ChoiceField(
+        choices=["never", "now", "later"],
+        help_text="`never`: no state of the queues could admit it; `now`: it would be "
+        "admitted at once; `later`: it would wait.",
+    )
+    summary = serializers.CharField(
+        help_text="The verdict in plain words: the limit and "
+        "what to change (`never`), the flavor and any preemption (`now`), the wait reason."
+    )
+    field = serializers.CharField(
+        allow_null=True, help_text="`never` only: the input that asks too much."
+    )
+    flavors = serializers.DictField(
+        child=serializers.DictField(child=serializers.CharField()),
+        help_text="`now` only: podSet → {resource: flavor} Kueue would assign.",
+    )
+    borrows = serializers.BooleanField(help_text="`now` only: it would use borrowed quota.")
+    preempts = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="`now` only: `namespace/name` of the workloads it would preempt that you "
+        "may see.",
+    )
+    preempts_hidden = serializers.IntegerField(
+        help_text="`now` only: how many workloads of other teams it would preempt."
+    )
+    pending_reason = serializers.CharField(help_text="`later` only: Kueue's reason to wait.")
+    estimated_start = UtcDateTimeField(allow_null=True, help_text="Not estimated yet: always null.")
 
 
 class JobEventSerializer(ModelSerializer):

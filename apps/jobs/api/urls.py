@@ -6,5 +6,6 @@ router = ApiRouter()
 router.include_root_view = False
 router.register("notebooks", views.NotebookViewSet, basename="notebook")
 router.register("jobs", views.JobViewSet, basename="job")
+router.register("quotes", views.QuoteViewSet, basename="quote")
 
 urlpatterns = router.urls

@@ -13,6 +13,7 @@ from apps.jobs.api import serializers as s
 from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
+from apps.jobs.services.quotes import quote_job
 from core.errors import RuleBroken
 from core.visibility import VisibleMixin
 
@@ -161,3 +162,24 @@ class JobViewSet(
     def destroy(self, request, pk=None):
         services.cancel_job(self.get_object(), actor=principal(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class QuoteViewSet(viewsets.ViewSet):
+    """A quote for a job before it is submitted: the job's body, nothing written."""
+
+    @extend_schema(
+        request=s.JobCreateSerializer,
+        responses={
+            200: s.QuoteSerializer,
+            **ERRORS,
+            503: OpenApiResponse(
+                s.ErrorSerializer, description="`cluster_unavailable`: no cluster to ask"
+            ),
+        },
+    )
+    def create(self, request):
+        data = parse(s.JobCreateSerializer, request.data)
+        if "command" in data:
+            data["command"] = tuple(data["command"])
+        quote = quote_job(request.user, services.JobRequest(**data), actor=principal(request))
+        return Response(s.QuoteSerializer(quote.as_dict()).data)

@@ -167,8 +167,14 @@ def _check_ever_fits(spec: JobRequest, queue: Queue, gpu_resource: str) -> None:
         asks, field_name = f"{spec.gpus_per_pod} GPUs of {spec.flavor} per pod", "gpus_per_pod"
     else:
         asks, field_name = f"{total} GPUs of {spec.flavor} in total", "pods"
+    change = (
+        f"ask for at most {ceiling.limit} GPUs of {spec.flavor} in total, or for more quota on "
+        f"queue {queue.name} (a larger nominal quota or borrowing limit)"
+    )
     raise RuleBroken(
-        f"asks for {asks}; {why}, so it would never start", code="never_fits", field=field_name
+        f"asks for {asks}; {why}, so it would never start; {change}",
+        code="never_fits",
+        field=field_name,
     )
 
 
@@ -203,14 +209,12 @@ def submit_job(
     )
 
 
-@transaction.atomic
-def _submit_job(
-    user, spec: JobRequest, *, actor: Principal, idempotency_key: str, now: datetime | None
-) -> Submission[BatchJob]:
-    now = now or timezone.now()
-    once = Idempotency.of(BatchJob, idempotency_key, owner=user, spec=spec, actor=actor)
-    if (replayed := once.replay()) is not None:
-        return replayed
+def build_job(user, spec: JobRequest, *, actor: Principal, now: datetime) -> BatchJob:
+    """The job ``spec`` asks for, checked by every submission rule but not saved.
+
+    The submission saves it; a quote (``services.quotes``) renders it and asks the
+    admission model what Kueue would do with it.
+    """
     team = resolve_team(user, spec.team)
     check_acts_for(actor, user, team)
     namespace = resolve_namespace(team, spec.namespace)
@@ -227,7 +231,7 @@ def _submit_job(
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
     interval = spec.checkpoint_interval_minutes
-    job = BatchJob(
+    return BatchJob(
         owner=user,
         team=team,
         queue=queue,
@@ -251,6 +255,17 @@ def _submit_job(
         sim_duration_seconds=spec.sim_duration_seconds,
         created_at=now,
     )
+
+
+@transaction.atomic
+def _submit_job(
+    user, spec: JobRequest, *, actor: Principal, idempotency_key: str, now: datetime | None
+) -> Submission[BatchJob]:
+    now = now or timezone.now()
+    once = Idempotency.of(BatchJob, idempotency_key, owner=user, spec=spec, actor=actor)
+    if (replayed := once.replay()) is not None:
+        return replayed
+    job = build_job(user, spec, actor=actor, now=now)
     submission = once.insert(job)
     if submission.replayed:
         return submission
@@ -260,7 +275,7 @@ def _submit_job(
         AuditAction.CREATE,
         job,
         reason="batch job submitted",
-        after={"gpus": job.total_gpus, "flavor": flavor.name, "tier": tier.name},
+        after={"gpus": job.total_gpus, "flavor": job.flavor.name, "tier": job.priority_tier.name},
     )
     after_commit(job_to_submit, job.pk)
     return submission
