@@ -17,11 +17,14 @@ import sys
 import pytest
 from django.db import connection
 
-from apps.queues.tests.cluster import REPO, SimCluster, shared_database_url, wait_until
 from apps.reports.models import WeeklyReport
 from portal import preparing
 from portal.demo_week import DemoWeek
 from portal.supervisor import stop_processes
+from testkit.paths import REPO
+from testkit.sim_cluster import SimCluster
+from testkit.waiting import wait_until
+from testkit.workers import shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -9,12 +9,12 @@ from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
 from apps.jobs.demo import adopt_seeded_notebooks
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import add_node
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
 from portal.demo import load_everything
 from simcluster import demo as sim_demo
+from testkit.nodes import add_node
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

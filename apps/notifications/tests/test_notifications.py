@@ -21,8 +21,8 @@ from apps.queues import notices
 from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
-from apps.queues.tests.factories import quota, set_policy
 from core.errors import NotAllowed, RuleBroken
+from testkit.factories import quota, set_policy
 
 pytestmark = pytest.mark.django_db
 
