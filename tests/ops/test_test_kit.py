@@ -44,11 +44,11 @@ def own_tests_package(module: str) -> str | None:
     return ".".join(parts[: end + 1 if end == 1 else end])
 
 
-def is_test_code(module: str) -> bool:
+def may_use_the_kit(module: str) -> bool:
     parts = module.split(".")
     return (
         "tests" in parts
-        or parts[0] == "testkit"
+        or parts[0] in ("testkit", *KIT_USERS_OUTSIDE_TESTS)
         or parts[-1] == "conftest"
         or parts[-1].startswith("test_")
     )
@@ -64,9 +64,8 @@ def breaches(module: str, source: str) -> list[str]:
             found.append(f"{module} imports {name}: fixtures are asked for by name")
         elif "tests" in parts and not (own and (name == own or name.startswith(own + "."))):
             found.append(f"{module} imports {name}: shared test code goes to testkit/")
-        elif parts[0] == "testkit" and not is_test_code(module):
-            if module.split(".")[0] not in KIT_USERS_OUTSIDE_TESTS:
-                found.append(f"{module} imports {name}: the product never uses the test kit")
+        elif parts[0] == "testkit" and not may_use_the_kit(module):
+            found.append(f"{module} imports {name}: the product never uses the test kit")
     return found
 
 
