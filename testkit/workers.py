@@ -19,6 +19,13 @@ def shared_database_url() -> str:
     return f"postgres://{db['USER'] or 'postgres'}@{host}:{port}/{db['NAME']}"
 
 
+def celery_worker(*options: str) -> list[str]:
+    """The command of a ``celery worker`` for the portal's app; a test's worker needs
+    neither gossip nor mingle (it is alone on its broker)."""
+    argv = [sys.executable, "-m", "celery", "-A", "portal", "worker", *options]
+    return argv + ["--without-gossip", "--without-mingle"]
+
+
 class Worker:
     """``celery worker`` (plus optional embedded beat) for the test database."""
 
@@ -27,8 +34,7 @@ class Worker:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Worker:
-        argv = [sys.executable, "-m", "celery", "-A", "portal", "worker", "--pool", "threads"]
-        argv += ["--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+        argv = celery_worker("--pool", "threads", "--concurrency", "2", "--loglevel", "INFO")
         log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 (closed with the process)
         self.process = subprocess.Popen(
             argv, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT
