@@ -1,6 +1,7 @@
 """Fixtures that start the simulated cluster and talk to it like real clients do.
 
-* ``sim`` — a fresh in-process server per test (``start_server``), kubeconfig in tmp.
+* ``sim`` — a fresh in-process server per test (``start_server``), kubeconfig in tmp
+  (here it stands for the kit's ``sim``, the server as a subprocess with two nodes).
 * ``sim_process`` — ``python -m simcluster serve --port 0`` as a subprocess (module scope).
 * ``api_client`` / ``core`` / ``batch`` / ``custom`` — official client bound to ``sim``.
 * ``kubectl`` — run kubectl against ``sim`` (own cache dir); returns CompletedProcess.

@@ -35,7 +35,7 @@ def test_the_beat_entry_runs_every_configured_interval_and_expires_within_it(set
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_rebuilds_the_current_week_and_the_page_says_when(
-    worker,  # noqa: F811
+    worker,
     settings,
     client,
     scientist,
