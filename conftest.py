@@ -1,22 +1,22 @@
-"""Personas shared by every test: an admin, a team lead, a scientist, a lead of
-another team, and an outsider, around one small catalog."""
+"""What every test runs under: the test kit's fixtures, fresh caches and counters,
+and the tiers (simulated cluster first, the real control plane after)."""
 
 import uuid
 
 import pytest
-from rest_framework.test import APIClient
 
-from apps.queues import services
-from apps.queues.tests.factories import (
-    UserFactory,
-    make_admin,
-    make_flavor,
-    make_queue,
-    make_team,
-    quota,
-)
-from core.roles import TeamRole
-from tests import tiers
+from testkit import tiers
+
+# The test kit's fixtures, by name in every test package (testkit/fixtures/).
+pytest_plugins = [
+    "testkit.fixtures.personas",
+    "testkit.fixtures.clients",
+    "testkit.fixtures.clusters",
+    "testkit.fixtures.notebooks",
+    "testkit.fixtures.live",
+    "testkit.fixtures.workers",
+    "testkit.fixtures.prometheus",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -115,107 +115,3 @@ def pytest_generate_tests(metafunc):
     for name in ("cluster", "sim"):
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, ["sim", "real"], indirect=True)
-
-
-@pytest.fixture(scope="session")
-def real_control_plane(tmp_path_factory):
-    """kube-apiserver, etcd, controllers, KWOK and the real Kueue, once per session;
-    with the portal's ServiceAccount and its deployed ClusterRole."""
-    from apps.queues.tests.real_cluster import PORTAL_USER, grant_portal
-    from realcluster.controlplane import ControlPlane
-
-    workdir = tmp_path_factory.mktemp("realcluster")
-    plane = ControlPlane(workdir, audited_users=(PORTAL_USER,)).up()
-    try:
-        yield plane, grant_portal(plane, plane.workdir / "portal.kubeconfig")
-    finally:
-        plane.down()
-
-
-@pytest.fixture
-def admin(db):
-    return make_admin()
-
-
-@pytest.fixture
-def catalog(admin):
-    """Flavors h100 (64 GPUs) and a100 (32 GPUs, plus 56 MIG slices); a cohort."""
-    make_flavor(admin, "h100", {"nvidia.com/gpu": "64"})
-    make_flavor(admin, "a100", {"nvidia.com/gpu": "32", "nvidia.com/mig-1g.10gb": "56"})
-    services.save_cohort(name="research", actor=admin)
-    services.save_priority_tier(name="p2-standard", value=100, actor=admin)
-    return admin
-
-
-@pytest.fixture
-def team(catalog):
-    return make_team(catalog, "vision")
-
-
-@pytest.fixture
-def other_team(catalog):
-    return make_team(catalog, "nlp")
-
-
-@pytest.fixture
-def queue(catalog, team):
-    return make_queue(
-        catalog, team, cohort="research", quotas=[quota("h100", "16"), quota("a100", "8")]
-    )
-
-
-@pytest.fixture
-def other_queue(catalog, other_team):
-    return make_queue(catalog, other_team, cohort="research", quotas=[quota("h100", "16")])
-
-
-@pytest.fixture
-def lead(team, admin):
-    user = UserFactory(username="lead")
-    services.add_membership(team=team, user=user, role=TeamRole.LEAD, actor=admin)
-    return user
-
-
-@pytest.fixture
-def scientist(team, admin):
-    user = UserFactory(username="scientist")
-    services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)
-    return user
-
-
-@pytest.fixture
-def other_lead(other_team, admin):
-    user = UserFactory(username="otherlead")
-    services.add_membership(team=other_team, user=user, role=TeamRole.LEAD, actor=admin)
-    return user
-
-
-@pytest.fixture
-def envelope(team, admin):
-    """The vision lead may go up to 24 h100 GPUs and borrow up to 8, weight 0.5–2."""
-    return services.save_envelope(
-        team=team,
-        actor=admin,
-        min_weight="0.5",
-        max_weight="2",
-        limits=[
-            {
-                "flavor": "h100",
-                "resource": "nvidia.com/gpu",
-                "max_nominal": "24",
-                "max_borrowing": "8",
-            }
-        ],
-    )
-
-
-@pytest.fixture
-def api():
-    return APIClient()
-
-
-def api_as(user) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user)
-    return client

@@ -120,7 +120,7 @@ def main() -> None:
         DJANGO_SETTINGS_MODULE="portal.settings",
         QM_LIVE_CACHE_SECONDS="600",
     )
-    from apps.queues.tests.cluster import SimCluster
+    from testkit.sim_cluster import SimCluster
 
     cluster = SimCluster(workdir, controller=False).start()  # a bare API server
     os.environ["KUBECONFIG"] = str(cluster.kubeconfig)

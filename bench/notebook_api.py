@@ -97,8 +97,8 @@ def _populate() -> dict:
     from apps.queues import services
     from apps.queues.models import PriorityTier, ResourceFlavor
     from apps.queues.reconcile.run import reconcile
-    from apps.queues.tests.factories import UserFactory, make_admin, make_flavor, make_team
     from core.roles import TeamRole
+    from testkit.factories import UserFactory, make_admin, make_flavor, make_team
 
     admin = make_admin()
     make_flavor(admin, "h100", {"nvidia.com/gpu": "4096"})

@@ -72,7 +72,7 @@ def _setup_django(work: Path, kubeconfig: Path) -> None:
 
 def _policy(queues: int):
     from apps.queues import services
-    from apps.queues.tests.factories import make_admin, make_flavor, make_queue, make_team, quota
+    from testkit.factories import make_admin, make_flavor, make_queue, make_team, quota
 
     admin = make_admin()
     make_flavor(admin, "h100", {"nvidia.com/gpu": str(64 * queues)})
@@ -88,7 +88,7 @@ def _policy(queues: int):
 
 def _edit_latencies(plane, admin, queues, edits: int) -> list[float]:
     from apps.queues.reconcile.run import reconcile
-    from apps.queues.tests.factories import quota, set_policy
+    from testkit.factories import quota, set_policy
 
     def nominal(name: str) -> str:
         done = plane.kubectl(
@@ -135,7 +135,7 @@ def main() -> None:
         print("RSS MiB: " + ", ".join(f"{n} {v:.0f}" for n, v in rss.items()))
         print(f"RSS total: {sum(rss.values()):.0f} MiB")
 
-        from apps.queues.tests.real_cluster import PORTAL_USER, grant_portal
+        from testkit.real_cluster import PORTAL_USER, grant_portal
 
         _setup_django(work, grant_portal(plane, work / "portal.kubeconfig"))
         from apps.queues.reconcile.run import reconcile

@@ -70,7 +70,7 @@ def _catalog() -> None:
     admin = User.objects.create(username="root", is_platform_admin=True)
     for flavor in FLAVORS:
         services.save_flavor(name=flavor, capacity={"nvidia.com/gpu": "512"}, actor=admin)
-    from apps.queues.tests.factories import make_queue, make_team, quota
+    from testkit.factories import make_queue, make_team, quota
 
     for slug in TEAMS:
         team = make_team(admin, slug)

@@ -20,7 +20,7 @@ import vulture
 ROOT = Path(__file__).resolve().parent.parent
 SCANNED = [
     "apps", "core", "informer", "kueuemodel", "portal", "simcluster", "realcluster",
-    "bench", "scripts", "tests", "conftest.py", "manage.py",
+    "bench", "scripts", "tests", "testkit", "conftest.py", "manage.py",
 ]  # fmt: skip
 WHITELIST = ROOT / "scripts" / "vulture_whitelist.py"
 EXCLUDED = ["*/migrations/*"]
@@ -44,7 +44,9 @@ NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def is_test_file(path: Path) -> bool:
-    return "tests" in path.parts or path.name == "conftest.py" or path.name.startswith("test_")
+    # The test kit is test code: its fixtures are used by name, which vulture cannot see.
+    in_tests = "tests" in path.parts or path.parts[:1] == ("testkit",)
+    return in_tests or path.name == "conftest.py" or path.name.startswith("test_")
 
 
 def python_files(path: Path) -> list[Path]:

@@ -4,8 +4,8 @@ refuses a query it could not run safely with other values."""
 import pytest
 
 from apps.accounts.models import User
-from apps.queues.tests.factories import UserFactory
 from core.compiled_query import CompiledQuery
+from testkit.factories import UserFactory
 
 
 def usernames(user_id: int):

@@ -1,7 +1,13 @@
+"""The informer's tests play Kueue: ``sim`` is the simulated cluster without it."""
+
 import pytest
 
-from apps.reports.tests import workloads
-from apps.reports.tests.simrecorder import sim  # noqa: F401 (a fixture)
+from testkit import workloads
+
+
+@pytest.fixture
+def sim(sim_without_kueue):
+    return sim_without_kueue
 
 
 @pytest.fixture(autouse=True)

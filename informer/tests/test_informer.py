@@ -9,14 +9,14 @@ import pytest
 from django.db import connection
 
 from apps.jobs.watch import run_status_watch
-from apps.queues.tests.cluster import wait_until
 from apps.reports.recorder import run_recorder
-from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import create, set_status, transitions
 from informer import registry
 from informer.models import WatchCursor
 from informer.registry import WORKLOADS, Subscriber
 from informer.run import LEASE, Delivery, run_informer
+from testkit import workloads as w
+from testkit.recorder import create, set_status, transitions
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -21,9 +21,9 @@ from apps.reports.compute.preemption import lost_gpu_hours
 from apps.reports.compute.weeks import week_of
 from apps.reports.loading import load_week
 from apps.reports.models import WorkloadRecord
-from apps.reports.tests import workloads as w
 from informer.objects import parse_time
 from informer.workload import LAST_CHECKPOINT
+from testkit import workloads as w
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NAME, NAMESPACE, GPUS = "train-a", "team-vision", 2

@@ -17,12 +17,15 @@ import sys
 import pytest
 from django.db import connection
 
-from apps.queues.tests.cluster import REPO, SimCluster, shared_database_url, wait_until
 from apps.reports.models import WeeklyReport
 from portal import preparing
 from portal.demo.week import DemoWeek
 from portal.supervisor import stop_processes
 from portal.terminal import Terminal
+from testkit.paths import REPO
+from testkit.sim_cluster import SimCluster
+from testkit.waiting import wait_until
+from testkit.workers import shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -8,11 +8,11 @@ import signal
 
 import pytest
 
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient, KubeError, ResourceRef
 from portal import embedded
 from portal.restart_policy import RestartPolicy
 from portal.supervisor import Supervisor
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 NAMESPACES = ResourceRef("", "v1", "namespaces", "Namespace", False)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from apps.queues.tests.cluster import wait_until
 from portal.demo.prometheus import free_port
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

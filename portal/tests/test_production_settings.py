@@ -5,22 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testkit.manage_command import manage
+
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "x" * 20 + "-production-secret-for-the-deploy-check-only-" + "y" * 20
-
-
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    # The browser tests allow sync ORM calls under their event loop; a deployment never does.
-    dropped = ("SECRET_KEY", "DEBUG", "QM_ENV", "DJANGO_ALLOW_ASYNC_UNSAFE")
-    clean = {k: v for k, v in os.environ.items() if k not in dropped}
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_check_deploy_is_clean(tmp_path):

@@ -4,9 +4,9 @@ exit code in the log; one that keeps dying fast is given up on, and that ends th
 import subprocess
 import sys
 
-from apps.queues.tests.cluster import wait_until
 from portal.restart_policy import RestartPolicy
 from portal.supervisor import Child, Supervisor
+from testkit.waiting import wait_until
 
 QUICK = RestartPolicy(give_up_after=5, window_seconds=60, first_backoff_seconds=0.01)
 

@@ -1,6 +1,7 @@
 """Fixtures that start the simulated cluster and talk to it like real clients do.
 
-* ``sim`` — a fresh in-process server per test (``start_server``), kubeconfig in tmp.
+* ``sim`` — a fresh in-process server per test (``start_server``), kubeconfig in tmp
+  (here it stands for the kit's ``sim``, the server as a subprocess with two nodes).
 * ``sim_process`` — ``python -m simcluster serve --port 0`` as a subprocess (module scope).
 * ``api_client`` / ``core`` / ``batch`` / ``custom`` — official client bound to ``sim``.
 * ``kubectl`` — run kubectl against ``sim`` (own cache dir); returns CompletedProcess.
@@ -9,13 +10,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,20 +20,8 @@ import pytest
 from kubernetes import client, config
 
 from simcluster.server import SimServer, start_server
-
-REPO = Path(__file__).resolve().parents[2]
-KUEUE = ("kueue.x-k8s.io", "v1beta2")
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until truthy; fail the test at the deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(interval)
-    pytest.fail(f"condition not met within {timeout}s")
+from testkit.sim_hooks import Hooks
+from testkit.sim_process import KUBECTL, ServerProcess
 
 
 @pytest.fixture
@@ -69,29 +53,9 @@ def custom(api_client: client.ApiClient) -> client.CustomObjectsApi:
     return client.CustomObjectsApi(api_client)
 
 
-class Hooks:
-    """Tiny JSON client for ``/simcluster/...``."""
-
-    def __init__(self, base: str) -> None:
-        self.base = base
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"{self.base}/simcluster/{path}", data=data, method=method)
-        request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-
 @pytest.fixture
 def hooks(sim: SimServer) -> Hooks:
     return Hooks(sim.url)
-
-
-KUBECTL = shutil.which("kubectl") or "/usr/bin/kubectl"
 
 
 @pytest.fixture
@@ -119,113 +83,11 @@ def kubectl(sim: SimServer, tmp_path: Path) -> Callable[..., subprocess.Complete
     return run
 
 
-def _read_url(process: subprocess.Popen[str]) -> str:
-    line = process.stdout.readline() if process.stdout else ""
-    if "listening on" not in line:
-        process.kill()
-        pytest.fail(
-            f"server did not start: {line!r} {process.stderr.read() if process.stderr else ''}"
-        )
-    return line.strip().rsplit(" ", 1)[1]
-
-
-class ServerProcess:
-    """A ``python -m simcluster serve`` subprocess and its kubeconfig."""
-
-    def __init__(self, tmp: Path, *extra: str) -> None:
-        self.kubeconfig_path = tmp / "kubeconfig"
-        command = [
-            sys.executable,
-            "-m",
-            "simcluster",
-            "serve",
-            "--port",
-            "0",
-            "--kubeconfig-out",
-            str(self.kubeconfig_path),
-            *extra,
-        ]
-        self.process = subprocess.Popen(
-            command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        self.url = _read_url(self.process)
-
-    def stop(self) -> int:
-        """SIGTERM and wait; returns the exit code."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            return self.process.wait(timeout=15)
-        finally:
-            for stream in (self.process.stdout, self.process.stderr):
-                if stream:
-                    stream.close()
-
-
 @pytest.fixture(scope="module")
 def sim_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     server = ServerProcess(tmp_path_factory.mktemp("simcluster"))
     yield server
     server.stop()
-
-
-def make_cq(name: str, cohort: str | None = "all", **spec: Any) -> dict[str, Any]:
-    """A small valid ClusterQueue manifest (v1beta2)."""
-    body: dict[str, Any] = {
-        "namespaceSelector": {},
-        "resourceGroups": [
-            {
-                "coveredResources": ["cpu", "memory"],
-                "flavors": [
-                    {
-                        "name": "default",
-                        "resources": [
-                            {"name": "cpu", "nominalQuota": 8},
-                            {"name": "memory", "nominalQuota": "32Gi"},
-                        ],
-                    }
-                ],
-            }
-        ],
-    }
-    if cohort:
-        body["cohortName"] = cohort
-    body.update(spec)
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ClusterQueue",
-        "metadata": {"name": name},
-        "spec": body,
-    }
-
-
-def make_lq(name: str, namespace: str = "default", cluster_queue: str = "cq") -> dict[str, Any]:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "LocalQueue",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"clusterQueue": cluster_queue},
-    }
-
-
-def make_workload(name: str, queue: str = "lq", cpu: str = "1") -> dict[str, Any]:
-    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Workload",
-        "metadata": {"name": name},
-        "spec": {
-            "queueName": queue,
-            "podSets": [
-                {"name": "main", "count": 1, "template": {"spec": {"containers": [container]}}}
-            ],
-        },
-    }
-
-
-def status_of(error: client.ApiException) -> dict[str, Any]:
-    """The ``Status`` body of an ApiException."""
-    return json.loads(error.body)
 
 
 @pytest.fixture

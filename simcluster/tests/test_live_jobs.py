@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from simcluster.tests.conftest import wait_until
-from simcluster.tests.live_helpers import (
+from testkit.live_cluster import (
     NS,
     admitted,
     advance,
@@ -14,6 +13,7 @@ from simcluster.tests.live_helpers import (
     setup_cluster,
     workload_of,
 )
+from testkit.waiting import wait_until
 
 
 def test_it_runs_a_job_from_workload_to_completion(live, hooks, core, batch, custom):

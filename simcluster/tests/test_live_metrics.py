@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from simcluster.controller.metrics_history import export
-from simcluster.tests.conftest import wait_until
-from simcluster.tests.live_helpers import NS, admitted, advance, gpu_job, job_pods, setup_cluster
+from testkit.live_cluster import NS, admitted, advance, gpu_job, job_pods, setup_cluster
+from testkit.waiting import wait_until
 
 START = 1_767_225_600  # 2026-01-01T00:00:00Z, the live fixture's virtual start
 

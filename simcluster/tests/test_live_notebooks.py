@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from simcluster.tests.conftest import KUEUE, wait_until
-from simcluster.tests.live_helpers import NS, advance, is_true, setup_cluster
+from testkit.kube_objects import KUEUE
+from testkit.live_cluster import NS, advance, is_true, setup_cluster
+from testkit.waiting import wait_until
 
 GATE = "kueue.x-k8s.io/admission"
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from simcluster.tests.conftest import wait_until
-from simcluster.tests.live_helpers import (
+from testkit.live_cluster import (
     NS,
     admitted,
     advance,
@@ -15,6 +14,7 @@ from simcluster.tests.live_helpers import (
     setup_cluster,
     workload_of,
 )
+from testkit.waiting import wait_until
 
 
 def test_it_preempts_and_requeues_a_running_job(live, hooks, core, batch, custom):

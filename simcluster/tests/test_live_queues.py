@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from simcluster.tests.conftest import KUEUE, wait_until
-from simcluster.tests.live_helpers import (
+from testkit.kube_objects import KUEUE
+from testkit.live_cluster import (
     NS,
     admitted,
     advance,
@@ -16,6 +16,7 @@ from simcluster.tests.live_helpers import (
     setup_cluster,
     workload_of,
 )
+from testkit.waiting import wait_until
 
 
 def pending_names(base: str, path: str) -> list[tuple[str, int, int]]:

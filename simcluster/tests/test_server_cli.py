@@ -11,7 +11,10 @@ import pytest
 from kubernetes import client, config
 
 from simcluster.__main__ import main
-from simcluster.tests.conftest import KUBECTL, KUEUE, REPO, ServerProcess, make_cq, wait_until
+from testkit.kube_objects import KUEUE, make_cq
+from testkit.paths import REPO
+from testkit.sim_process import KUBECTL, ServerProcess
+from testkit.waiting import wait_until
 
 
 def custom_api(kubeconfig) -> client.CustomObjectsApi:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simcluster.tests.conftest import KUEUE, make_cq, make_workload
+from testkit.kube_objects import KUEUE, make_cq, make_workload
 
 V1BETA1 = ("kueue.x-k8s.io", "v1beta1")
 

@@ -21,7 +21,7 @@ from kubernetes import client
 from realcluster.build_info import kueue_crd_dir
 from simcluster.server.validation.kueue_schemas import SCHEMAS
 from simcluster.server.validation.schema import MISSING, Arr, Int, Map, Node, Obj, Preserve, Str
-from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload
+from testkit.kube_objects import KUEUE, make_cq, make_lq, make_workload
 
 CRD_FILES = {
     "ClusterQueue": "clusterqueues",

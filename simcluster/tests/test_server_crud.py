@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload, status_of
+from testkit.kube_objects import KUEUE, make_cq, make_lq, make_workload, status_of
 
 
 def test_it_creates_and_reads_back_a_cluster_queue_with_server_metadata(custom):

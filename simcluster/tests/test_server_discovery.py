@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload
+from testkit.kube_objects import KUEUE, make_cq, make_lq, make_workload
 
 
 def get(url: str) -> tuple[int, dict]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, make_cq
+from testkit.kube_objects import KUEUE, make_cq
 
 
 def test_health_reports_ok(hooks):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, make_cq, status_of
+from testkit.kube_objects import KUEUE, make_cq, status_of
 
 APPLY = "application/apply-patch+yaml"
 JSON_PATCH = "application/json-patch+json"

@@ -7,7 +7,7 @@ import copy
 import pytest
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, make_cq, make_lq, make_workload, status_of
+from testkit.kube_objects import KUEUE, make_cq, make_lq, make_workload, status_of
 
 
 def rejected(call, *args) -> dict:

@@ -12,7 +12,8 @@ from kubernetes import client, watch
 from simcluster.server.operations import Target, WriteOptions
 from simcluster.server.resources import by_key
 from simcluster.server.store import Store
-from simcluster.tests.conftest import KUEUE, make_workload, wait_until
+from testkit.kube_objects import KUEUE, make_workload
+from testkit.waiting import wait_until
 
 
 def collect(stream, count: int) -> list[dict]:

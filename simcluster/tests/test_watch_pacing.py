@@ -9,7 +9,8 @@ from kubernetes import watch
 
 from simcluster.live_seed import WORKLOADS
 from simcluster.server.watchers import WatchPositions
-from simcluster.tests.conftest import KUEUE, make_workload, wait_until
+from testkit.kube_objects import KUEUE, make_workload
+from testkit.waiting import wait_until
 
 
 def test_nothing_counts_as_seen_until_a_watch_is_open_and_has_been_sent_it(sim, custom):

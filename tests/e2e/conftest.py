@@ -6,14 +6,12 @@ Screenshots land in test-artifacts/ for CI to keep.
 
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 
-from apps.whatif.tests.conftest import worker  # noqa: F401 (fixture: a real Celery worker)
+from tests.e2e.browser import ARTIFACTS
 
 CHROMIUM = os.environ.get("QM_CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_FLAGS = [
     "--headless=new",
     "--no-sandbox",
@@ -52,21 +50,3 @@ def page(browser, request):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
     context.close()
-
-
-def sign_in(page, base_url: str, username: str, password: str = "pw") -> None:
-    page.goto(f"{base_url}/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
-
-
-def approve_as_admin(page, base_url: str, comment: str) -> None:
-    """Sign out, sign in as the admin (``root``) and approve the newest change request."""
-    page.click("button[type=submit]:has-text('Sign out')")
-    sign_in(page, base_url, "root")
-    page.goto(f"{base_url}/change-requests/")
-    page.click("table a >> nth=0")
-    page.fill("textarea[name=comment]", comment)
-    page.click("button[value=approve]")

@@ -5,8 +5,8 @@ shows the new capacity, and the audit log has both changes."""
 import pytest
 
 from apps.queues.models import AuditEntry, FlavorCapacity, Membership
-from apps.queues.tests.factories import UserFactory
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from testkit.factories import UserFactory
+from tests.e2e.browser import ARTIFACTS, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

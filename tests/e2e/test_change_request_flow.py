@@ -3,7 +3,7 @@ page shows the Kueue diff and no Withdraw; the lead withdraws it."""
 
 import pytest
 
-from tests.e2e.conftest import sign_in
+from tests.e2e.browser import sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -3,7 +3,7 @@ administration page for the admin and on the team page for a scientist of the te
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from tests.e2e.browser import ARTIFACTS, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

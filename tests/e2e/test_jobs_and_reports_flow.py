@@ -13,11 +13,10 @@ from django.utils import timezone
 from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
-from apps.jobs.tests.conftest import pool, sim, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
-from tests.e2e.conftest import sign_in
+from testkit.waiting import wait_until
+from tests.e2e.browser import sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -101,8 +100,8 @@ def test_an_admin_opens_a_weekly_report_and_its_charts_render(
     page, live_server, admin, team, other_team, queue, other_queue, settings
 ):
     from apps.reports import services
-    from apps.reports.tests import history
-    from apps.reports.tests.promdata import MONDAY, WEEK
+    from testkit import history
+    from testkit.promdata import MONDAY, WEEK
 
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
     hour = 3600.0

@@ -9,13 +9,8 @@ import pytest
 from django.utils import timezone
 
 from apps.jobs.cluster import JOB
-from apps.jobs.tests.conftest import sim, template, tiers  # noqa: F401 (fixtures)
-from apps.live.tests.conftest import (  # noqa: F401 (fixtures)
-    kubectl_job,
-    preempting_vision,
-    wait_for_state,
-)
-from tests.e2e.conftest import sign_in
+from testkit.live_jobs import kubectl_job, wait_for_state
+from tests.e2e.browser import sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 DEADLINE_MS = 60_000
@@ -85,8 +80,8 @@ def test_a_job_page_follows_its_state_without_a_reload(page, live_server, scient
     from apps.jobs.choices import JobState
     from apps.jobs.models import BatchJob
     from apps.jobs.services import JobRequest, Principal, submit_job
-    from apps.queues.tests.cluster import wait_until
     from core.kube import KubeClient
+    from testkit.waiting import wait_until
 
     request.getfixturevalue("preempting_vision")
     request.getfixturevalue("template")

@@ -10,11 +10,10 @@ from django.utils import timezone
 from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import pool, sim, tiers  # noqa: F401 (fixtures)
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
-from tests.e2e.conftest import ARTIFACTS, sign_in
+from testkit.waiting import wait_until
+from tests.e2e.browser import ARTIFACTS, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -3,8 +3,8 @@ envelope becomes a request that an admin approves."""
 
 import pytest
 
-from apps.queues.tests.factories import snapshot
-from tests.e2e.conftest import approve_as_admin, sign_in
+from testkit.factories import snapshot
+from tests.e2e.browser import approve_as_admin, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -38,7 +38,7 @@ def test_after_saving_the_queue_page_shows_in_sync(
     page, live_server, queue, lead, envelope, tmp_path, settings
 ):
     from apps.queues.reconcile.run import reconcile
-    from apps.queues.tests.cluster import SimCluster
+    from testkit.sim_cluster import SimCluster
 
     cluster = SimCluster(tmp_path).start()
     settings.KUBECONFIG, settings.QM_CLUSTER_SYNC = str(cluster.kubeconfig), True

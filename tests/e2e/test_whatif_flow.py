@@ -7,14 +7,14 @@ from apps.queues.models import Queue
 from apps.queues.reconcile.desired import load_state
 from apps.whatif.models import WhatIfRun
 from apps.whatif.policies import policy_objects
-from apps.whatif.tests.conftest import history_trace, record_history
-from tests.e2e.conftest import ARTIFACTS, approve_as_admin, sign_in
+from testkit.history_traces import history_trace, record_history
+from tests.e2e.browser import ARTIFACTS, approve_as_admin, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_lead_drafts_a_weight_change_reads_its_effect_and_applies_it_through_approval(
-    page, live_server, queue, other_queue, lead, envelope, admin, worker, settings
+    page, live_server, queue, other_queue, lead, envelope, admin, replay_worker, settings
 ):
     settings.QM_KUEUE_FAIR_SHARING = True
     record_history(policy_objects(load_state(), fair_sharing=True), history_trace())

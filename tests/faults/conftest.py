@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 from pathlib import Path
 
@@ -16,14 +15,11 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
-from apps.queues.tests.cluster import SimCluster, Worker, shared_database_url, wait_until
 from portal.celery import app as celery_app
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+from testkit.ports import free_port
+from testkit.sim_cluster import SimCluster
+from testkit.waiting import wait_until
+from testkit.workers import Worker, shared_database_url
 
 
 class PrivateRedis:

@@ -19,9 +19,10 @@ from django.utils import timezone
 
 from apps.queues.models import ChangeRequest
 from apps.queues.tasks import expire_stale_change_requests_task
-from apps.queues.tests.cluster import shared_database_url, wait_until
-from apps.queues.tests.factories import quota, set_policy
-from tests.faults.conftest import free_port
+from testkit.factories import quota, set_policy
+from testkit.ports import free_port
+from testkit.waiting import wait_until
+from testkit.workers import shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ import pytest
 
 from apps.queues.models import Queue, SyncRun
 from apps.queues.tasks import reconcile_task
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.factories import snapshot
+from testkit.factories import snapshot
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

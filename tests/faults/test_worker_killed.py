@@ -19,8 +19,9 @@ import pytest
 
 from apps.queues.models import SyncRun
 from apps.queues.tasks import reconcile_task
-from apps.queues.tests.cluster import shared_database_url, wait_until
-from apps.queues.tests.factories import make_queue, make_team, quota
+from testkit.factories import make_queue, make_team, quota
+from testkit.waiting import wait_until
+from testkit.workers import shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]

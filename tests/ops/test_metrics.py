@@ -13,10 +13,10 @@ from celery import shared_task
 from prometheus_client.parser import text_string_to_metric_families
 
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import SimCluster
-from apps.queues.tests.factories import make_queue, make_team, quota
 from core.observability import collectors
 from core.observability.collectors import register_gauge
+from testkit.factories import make_queue, make_team, quota
+from testkit.sim_cluster import SimCluster
 
 ROOT = Path(__file__).resolve().parents[2]
 # Registered by other apps through collectors.register_gauge (see portal/observability).

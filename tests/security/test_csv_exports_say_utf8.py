@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from apps.queues.tests.factories import quota, set_policy
 from apps.reports.services import build_weekly_report
-from apps.reports.tests.promdata import WEEK
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy
+from testkit.promdata import WEEK
 
 NON_ASCII = "Jürgen's Übung — 東京 ✓"
 

@@ -10,7 +10,6 @@ import json
 import pytest
 from django.test import Client
 
-from apps.jobs.tests.conftest import pool, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.models import AuditEntry, Cohort
 from portal.json_depth import MAX_DEPTH, nesting_exceeds
 from tests.security.test_authorization_matrix import (  # noqa: F401 (world: a fixture)

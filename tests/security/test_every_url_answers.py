@@ -16,7 +16,6 @@ import pytest
 from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
-from apps.jobs.tests.conftest import pool, template, tiers  # noqa: F401 (fixtures)
 from tests.security.test_authorization_matrix import (  # noqa: F401 (world: a fixture)
     MATRIX,
     _body,

@@ -19,7 +19,7 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
+from testkit.notebooks import IMAGE
 from tests.security.test_authorization_matrix import (  # noqa: F401 (world is a fixture)
     ADMIN_POST,
     FORM,

@@ -9,8 +9,8 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import UserFactory
 from core.audit import AuditAction
+from testkit.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 
 from apps.queues.models import Membership
-from apps.queues.tests.factories import UserFactory
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import UserFactory
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 CALLS = 12

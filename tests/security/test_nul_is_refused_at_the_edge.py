@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from apps.queues.models import AuditEntry, Cohort, Team
-from conftest import api_as
+from testkit.clients import api_as
 
 
 def _counts() -> tuple[int, int, int]:

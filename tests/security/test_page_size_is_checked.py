@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import api_as
+from testkit.clients import api_as
 
 
 @pytest.mark.parametrize("asked", ["abc", "0", "-3", "501", "2.5", "１０"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import quota, snapshot
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import quota, snapshot
 
 HOSTILE = [
     "1e9999999",

@@ -10,10 +10,10 @@ from django.apps import apps
 from django.db import models, transaction
 from django.db.models.functions import Cast
 
-from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
 from apps.queues.models import AuditEntry, Cohort, PriorityTier, ResourceFlavor, Team
-from conftest import api_as
 from core.bounds import TEXT_LIMIT
+from testkit.clients import api_as
+from testkit.notebooks import IMAGE
 from tests.security.test_authorization_matrix import _body as matrix_body
 from tests.security.test_authorization_matrix import (
     _client,

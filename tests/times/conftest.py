@@ -10,8 +10,8 @@ from apps.accounts.models import User
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
 from apps.reports.compute.weeks import week_of
 from apps.reports.services import build_weekly_report
-from conftest import api_as
 from portal.demo.seeding import load_everything
+from testkit.clients import api_as
 
 
 @pytest.fixture

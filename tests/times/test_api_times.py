@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from apps.reports.compute.weeks import week_of
-from conftest import api_as
 from core.dates import iso_z
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from apps.accounts.models import User
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import UserFactory
+from testkit.factories import UserFactory
 
 PASSWORD = "correct horse battery staple"
 

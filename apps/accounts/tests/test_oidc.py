@@ -67,7 +67,7 @@ def test_the_next_sign_in_follows_group_changes_but_keeps_unmanaged_teams(
     backend, team, other_team, admin, catalog
 ):
     from apps.queues import services
-    from apps.queues.tests.factories import make_team
+    from testkit.factories import make_team
 
     unmanaged = make_team(catalog, "robotics")
     user = backend.create_user({"preferred_username": "ada", "groups": ["vision", "nlp"]})
@@ -82,7 +82,7 @@ def test_the_next_sign_in_follows_group_changes_but_keeps_unmanaged_teams(
 
 
 def test_users_are_matched_by_username(backend, db):
-    from apps.queues.tests.factories import UserFactory
+    from testkit.factories import UserFactory
 
     existing = UserFactory(username="ada")
     assert list(backend.filter_users_by_claims({"preferred_username": "ada"})) == [existing]

@@ -2,7 +2,7 @@
 
 from apps.accounts.models import ApiToken
 from apps.accounts.services import issue_api_token
-from apps.queues.tests.factories import UserFactory
+from testkit.factories import UserFactory
 
 
 def test_django_admin_offers_no_add_and_revokes_through_the_service(client, scientist):

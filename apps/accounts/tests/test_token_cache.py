@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from apps.accounts import token_cache
 from apps.accounts.services import issue_api_token, revoke_api_token
 from apps.accounts.tests.test_api_tokens import client_with
-from apps.queues.tests.cluster import wait_until
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.postgres_only
 

@@ -7,10 +7,10 @@ from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
+from testkit.notebooks import IMAGE
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

@@ -11,9 +11,9 @@ from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
 from core.kube import KubeClient
+from testkit.notebooks import IMAGE
 
 pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 

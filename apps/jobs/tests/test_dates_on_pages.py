@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

@@ -8,13 +8,13 @@ from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import add_node
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
 from portal.demo.notebooks import adopt_seeded_notebooks
 from portal.demo.seeding import load_everything
 from simcluster import demo as sim_demo
+from testkit.nodes import add_node
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,8 +7,8 @@ import pytest
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, cull_idle_notebooks, request_notebook
-from apps.jobs.tests.conftest import IMAGE
 from core import prometheus
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

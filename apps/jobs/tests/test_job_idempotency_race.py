@@ -9,7 +9,7 @@ from django.db import connection
 
 from apps.jobs.models import BatchJob
 from apps.jobs.tests.test_jobs_api import BODY, URL
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 CALLS = 20

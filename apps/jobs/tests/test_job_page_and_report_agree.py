@@ -27,14 +27,19 @@ from apps.reports.compute.preemption import lost_gpu_hours
 from apps.reports.compute.weeks import week_of
 from apps.reports.loading import load_week
 from apps.reports.models import WorkloadRecord
-from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import sim  # noqa: F401 (a fixture: no Kueue controller)
 from core.dates import format_when
 from informer.objects import parse_time
 from informer.workload import LAST_CHECKPOINT
+from testkit import workloads as w
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GPUS = 2
+
+
+@pytest.fixture
+def sim(sim_without_kueue):
+    """No Kueue controller: the test writes each version of the Workload itself."""
+    return sim_without_kueue
 
 
 @pytest.fixture(autouse=True)

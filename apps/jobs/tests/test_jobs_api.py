@@ -4,7 +4,7 @@ import pytest
 
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
-from conftest import api_as
+from testkit.clients import api_as
 
 URL = "/api/v1/jobs/"
 BODY = {

@@ -9,9 +9,9 @@ import pytest
 from apps.jobs import tasks
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import REPO
+from testkit.notebooks import IMAGE
+from testkit.paths import REPO
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

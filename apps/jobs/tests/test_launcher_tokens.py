@@ -7,10 +7,11 @@ from django.core.management import call_command
 
 from apps.jobs.models import LauncherGrant
 from apps.jobs.services import issue_launcher_token, set_launcher_teams
-from apps.jobs.tests.conftest import notebook_body, token_client
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import UserFactory
 from core.errors import DomainError
+from testkit.clients import token_client
+from testkit.factories import UserFactory
+from testkit.notebooks import notebook_body
 
 
 @pytest.fixture

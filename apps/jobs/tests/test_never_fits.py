@@ -8,11 +8,11 @@ import pytest
 
 from apps.jobs.models import BatchJob, Notebook, PoolFlavor
 from apps.jobs.services.pool import save_setting
-from apps.jobs.tests.conftest import IMAGE, notebook_body
 from apps.queues import services as queue_services
 from apps.queues.models import AuditEntry, ResourceFlavor
-from apps.queues.tests.factories import make_queue, make_team, quota
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import make_queue, make_team, quota
+from testkit.notebooks import IMAGE, notebook_body
 
 GPU = "nvidia.com/gpu"
 
@@ -75,7 +75,7 @@ def test_what_the_cohort_lends_is_counted(scientist, queue, other_queue, templat
 
 
 def test_a_borrowing_limit_caps_what_is_borrowed(scientist, queue, other_queue, template, admin):
-    from apps.queues.tests.factories import set_policy
+    from testkit.factories import set_policy
 
     set_policy(queue, admin, quotas=[quota("h100", "16", borrowing_limit="6")])
     assert submit(scientist, job(pods=22)).status_code == 201

@@ -8,8 +8,8 @@ from django.db import connection
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook, PoolFlavor
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
 from core.errors import DomainError
+from testkit.notebooks import IMAGE
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 
@@ -49,8 +49,8 @@ def test_fifty_parallel_creates_for_one_user_stay_within_the_limits(scientist, p
 def test_parallel_creates_of_many_users_never_overfill_the_pool(pool, team, admin):
     _skip_without_row_locks()
     from apps.queues import services
-    from apps.queues.tests.factories import UserFactory
     from core.roles import TeamRole
+    from testkit.factories import UserFactory
 
     PoolFlavor.objects.filter(pool=pool).update(gpus=5)
     users = [UserFactory(username=f"par{i}") for i in range(25)]

@@ -15,11 +15,11 @@ from apps.jobs.services import (
     request_notebook,
     stop_notebook,
 )
-from apps.jobs.tests.conftest import IMAGE, delivered
 from apps.notifications import services as notifications
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
 from core import prometheus as metrics
+from testkit.notebooks import IMAGE, delivered
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("scientist_mail")]
 T0 = timezone.now().replace(second=0, microsecond=0)

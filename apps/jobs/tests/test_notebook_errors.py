@@ -2,9 +2,9 @@
 
 import pytest
 
-from apps.jobs.tests.conftest import notebook_body, token_client
-from conftest import api_as
 from core.errors import CODES
+from testkit.clients import api_as, token_client
+from testkit.notebooks import notebook_body
 
 URL = "/api/v1/notebooks/"
 
@@ -63,8 +63,8 @@ def test_a_third_notebook_exceeds_the_per_user_limit(scientist, pool):
 def test_the_pool_fills_up(pool, team, admin):
     from apps.jobs.models import PoolFlavor
     from apps.queues import services
-    from apps.queues.tests.factories import UserFactory
     from core.roles import TeamRole
+    from testkit.factories import UserFactory
 
     PoolFlavor.objects.filter(pool=pool).update(gpus=3)
     users = [UserFactory(username=f"u{i}") for i in range(2)]

@@ -3,8 +3,8 @@
 import pytest
 
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import notebook_body, token_client
-from conftest import api_as
+from testkit.clients import api_as, token_client
+from testkit.notebooks import notebook_body
 
 URL = "/api/v1/notebooks/"
 

@@ -14,8 +14,8 @@ from apps.jobs.services import (
     renew_notebook,
     request_notebook,
 )
-from apps.jobs.tests.conftest import IMAGE
 from core.errors import DomainError
+from testkit.notebooks import IMAGE
 
 T0 = timezone.now().replace(microsecond=0)
 

@@ -17,8 +17,8 @@ from apps.jobs.services import (
     request_notebook,
     stop_notebook,
 )
-from apps.jobs.tests.conftest import IMAGE
 from core.errors import DomainError
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 T0 = timezone.now().replace(microsecond=0)

@@ -4,11 +4,11 @@ a template with unknown placeholders stops start-up."""
 import pytest
 
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues import services
-from apps.queues.tests.factories import UserFactory
 from core.roles import TeamRole
-from portal.tests.test_production_settings import manage
+from testkit.factories import UserFactory
+from testkit.manage_command import manage
+from testkit.notebooks import IMAGE
 
 SPEC = NotebookRequest(image=IMAGE, flavor="h100")
 

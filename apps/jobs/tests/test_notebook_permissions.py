@@ -2,9 +2,9 @@
 
 import pytest
 
-from apps.jobs.tests.conftest import notebook_body, token_client
 from apps.queues.models import AuditEntry
-from conftest import api_as
+from testkit.clients import api_as, token_client
+from testkit.notebooks import notebook_body
 
 URL = "/api/v1/notebooks/"
 
@@ -17,8 +17,8 @@ def notebook(scientist, pool):
 @pytest.fixture
 def teammate(team, admin):
     from apps.queues import services
-    from apps.queues.tests.factories import UserFactory
     from core.roles import TeamRole
+    from testkit.factories import UserFactory
 
     user = UserFactory(username="teammate")
     services.add_membership(team=team, user=user, role=TeamRole.SCIENTIST, actor=admin)

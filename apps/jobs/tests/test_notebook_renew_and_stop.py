@@ -9,9 +9,9 @@ from django.utils import timezone
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.models import AuditEntry
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.jobs import services
 from apps.jobs.models import Notebook
-from apps.jobs.tests.conftest import notebook_body
 from apps.queues import services as queues_services
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.notebooks import notebook_body
 
 URL = "/api/v1/notebooks/"
 
@@ -68,8 +68,8 @@ def test_readers_of_every_kind_get_their_own_answer_one_after_another(
 def test_a_new_lead_or_admin_sees_it_at_once(scientist, team, other_lead, admin, notebook):
     from apps.accounts.services import make_platform_admin
     from apps.queues.services.members import change_role
-    from apps.queues.tests.factories import UserFactory
     from core.roles import TeamRole
+    from testkit.factories import UserFactory
 
     detail = f"{URL}{notebook['id']}/"
     teammate = UserFactory(username="teammate")

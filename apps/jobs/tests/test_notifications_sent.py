@@ -19,10 +19,10 @@ from apps.jobs.services import (
 )
 from apps.jobs.services.jobs import JobStatus, apply_job_status
 from apps.jobs.status import HistoryEntry
-from apps.jobs.tests.conftest import IMAGE, delivered
 from apps.notifications import services as notifications
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
+from testkit.notebooks import IMAGE, delivered
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("scientist_mail")]
 T0 = timezone.now().replace(microsecond=0)

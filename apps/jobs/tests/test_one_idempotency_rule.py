@@ -15,7 +15,7 @@ from apps.jobs.services import (
     request_notebook,
     submit_job,
 )
-from apps.jobs.tests.conftest import IMAGE
+from testkit.notebooks import IMAGE
 
 MODELS = {"job": BatchJob, "notebook": Notebook}
 SPECS = {

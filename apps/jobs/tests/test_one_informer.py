@@ -9,9 +9,9 @@ from apps.jobs.choices import JobState
 from apps.jobs.models import BatchJob
 from apps.jobs.tests.test_status_watch import in_state, train, watching
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from apps.reports.models import WorkloadTransition
 from informer.models import WatchCursor
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -22,11 +22,11 @@ from apps.jobs.services import (
 )
 from apps.jobs.services.jobs import JobStatus, apply_job_status
 from apps.jobs.status import HistoryEntry, ready_since
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from core.kube import KubeClient
 from informer.kinds import POD
+from testkit.notebooks import IMAGE
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,9 +5,9 @@ import pytest
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services import JobRequest, Principal, submit_job
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.services import add_membership
-from apps.queues.tests.factories import UserFactory
+from testkit.factories import UserFactory
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

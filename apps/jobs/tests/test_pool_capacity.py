@@ -11,8 +11,8 @@ from apps.jobs.models import InteractivePool, PoolFlavor
 from apps.jobs.services.pool import save_setting
 from apps.queues import services as queue_services
 from apps.queues.models import AuditEntry, PriorityTier, ResourceFlavor
-from apps.queues.tests.capacity_kit import three_a100_queues
 from core.errors import InvalidInput
+from testkit.capacity import three_a100_queues
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ from apps.jobs import cluster_sync
 from apps.jobs.choices import JobState, NotebookState
 from apps.jobs.cluster import JOB, STATEFULSET
 from apps.jobs.models import BatchJob, Notebook
-from apps.jobs.tests.conftest import notebook_body
 from apps.queues.models import TeamNamespace
-from conftest import api_as
 from core.kube import KubeClient
+from testkit.clients import api_as
+from testkit.notebooks import notebook_body
 
 URL = "/api/v1/notebooks/"
 pytestmark = pytest.mark.django_db

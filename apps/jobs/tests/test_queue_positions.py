@@ -17,9 +17,9 @@ from apps.jobs.models import BatchJob
 from apps.jobs.tests.kit import submit_training
 from apps.queues import services as queue_services
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
-from conftest import api_as
 from core.kube import KubeClient
+from testkit.clients import api_as
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 

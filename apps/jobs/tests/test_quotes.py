@@ -12,12 +12,12 @@ from apps.jobs.models import BatchJob
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.queues.models import AuditEntry
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.factories import quota, set_policy
-from conftest import api_as
 from core.kube import KubeClient
 from informer import objects as o
 from informer.kinds import workload_ref
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 

@@ -16,11 +16,11 @@ from django.utils import timezone
 
 from apps.jobs.tests.kit import submit_training
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.factories import quota, set_policy
 from apps.reports.compute.weeks import week_of
 from apps.reports.recorder import run_recorder
 from apps.reports.services.snapshots import build_weekly_report
+from testkit.factories import quota, set_policy
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -8,8 +8,8 @@ from django.core.exceptions import PermissionDenied
 from apps.accounts.services import issue_api_token
 from apps.jobs import services
 from apps.jobs.models import LauncherGrant, Notebook
-from apps.jobs.tests.conftest import notebook_body
 from core.errors import CODES, NotAllowed
+from testkit.notebooks import notebook_body
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from apps.jobs import manifests
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE, notebook_body
-from conftest import api_as
 from core.errors import DomainError
+from testkit.clients import api_as
+from testkit.notebooks import IMAGE, notebook_body
 
 text = st.text(alphabet=string.printable, max_size=40)
 FORBIDDEN_POD_KEYS = {"hostNetwork", "hostPID", "hostIPC"}

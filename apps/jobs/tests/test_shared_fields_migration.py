@@ -7,7 +7,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
-from apps.jobs.tests.conftest import IMAGE
+from testkit.notebooks import IMAGE
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 BEFORE = ("jobs", "0002_event_lost_since")

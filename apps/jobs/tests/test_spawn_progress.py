@@ -6,7 +6,7 @@ from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.progress import spawn_progress
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE
+from testkit.notebooks import IMAGE
 
 UNSCHEDULABLE = "admitted but unschedulable: no node has 1 free nvidia.com/gpu"
 

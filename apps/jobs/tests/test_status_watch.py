@@ -27,14 +27,15 @@ from apps.jobs.services import (
     submit_job,
 )
 from apps.jobs.status import condition
-from apps.jobs.tests.conftest import IMAGE
 from apps.jobs.watch import LEASE, STREAMS, run_status_watch
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import Worker, shared_database_url, wait_until
-from apps.queues.tests.factories import set_policy
 from core.kube import KubeClient
 from informer.models import WatchCursor
 from informer.tasks import run_informer_task
+from testkit.factories import set_policy
+from testkit.notebooks import IMAGE
+from testkit.waiting import wait_until
+from testkit.workers import Worker, shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 

@@ -6,8 +6,8 @@ from django.db import DataError
 from prometheus_client.parser import text_string_to_metric_families
 
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
-from apps.jobs.tests.conftest import IMAGE
 from core.errors import DomainError
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 KINDS = ["job", "notebook"]

@@ -14,7 +14,7 @@ from apps.jobs.services import (
     stop_notebook,
     submit_job,
 )
-from apps.jobs.tests.conftest import IMAGE
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

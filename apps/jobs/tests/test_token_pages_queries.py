@@ -5,7 +5,7 @@ from django.test.utils import CaptureQueriesContext
 
 from apps.accounts.services import issue_api_token
 from apps.jobs.services import issue_launcher_token
-from apps.queues.tests.factories import UserFactory
+from testkit.factories import UserFactory
 
 
 def _queries(client, url: str) -> int:

@@ -11,7 +11,7 @@ from apps.jobs.services import (
     stop_notebook,
     submit_job,
 )
-from apps.jobs.tests.conftest import IMAGE, pool, template, tiers  # noqa: F401 (fixtures)
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 MARKER = "data-refresh-url="

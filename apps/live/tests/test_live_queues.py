@@ -8,10 +8,10 @@ vision runs 8 h100; a second one (2 × 8) finds the cohort's 32 h100 all taken a
 
 import pytest
 
-from apps.live.tests.conftest import kubectl_job, wait_for_state
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.live_jobs import kubectl_job, wait_for_state
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db]
 GPU = "nvidia.com/gpu"

@@ -8,7 +8,7 @@ import pytest
 from apps.live import story
 from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.reports import services
-from apps.reports.tests.history import iso, life
+from testkit.history import iso, life
 
 pytestmark = pytest.mark.django_db
 T0 = 1_780_000_000.0  # any fixed time

@@ -3,9 +3,9 @@ the preemption story told from both sides; other teams get 404."""
 
 import pytest
 
-from apps.live.tests.conftest import kubectl_job, wait_for_state, workload_of
-from apps.queues.tests.cluster import wait_until
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.live_jobs import kubectl_job, wait_for_state, workload_of
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db]
 

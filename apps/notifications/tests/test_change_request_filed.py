@@ -9,7 +9,7 @@ from apps.notifications import services
 from apps.notifications.choices import NotificationKind
 from apps.notifications.models import Notification
 from apps.notifications.tasks import deliver_notification_task
-from apps.queues.tests.factories import UserFactory, quota, set_policy
+from testkit.factories import UserFactory, quota, set_policy
 
 pytestmark = pytest.mark.django_db
 

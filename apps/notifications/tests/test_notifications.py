@@ -21,9 +21,9 @@ from apps.queues import notices
 from apps.queues import services as queue_services
 from apps.queues.choices import SyncState
 from apps.queues.models import SyncObject
-from apps.queues.tests.factories import quota, set_policy
 from core.dates import format_when
 from core.errors import NotAllowed, RuleBroken
+from testkit.factories import quota, set_policy
 
 pytestmark = pytest.mark.django_db
 

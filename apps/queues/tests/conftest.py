@@ -1,4 +1,4 @@
-"""Fixtures of the reconciler tests: the simulated cluster, a Celery worker, a policy."""
+"""Fixtures of the reconciler tests: a Celery worker pointed at ``cluster``, a policy."""
 
 from __future__ import annotations
 
@@ -9,37 +9,15 @@ import redis
 from django.conf import settings as django_settings
 from django.db import connection
 
-from apps.queues.tests.capacity_kit import three_a100_queues
-from apps.queues.tests.cluster import SimCluster, Worker, shared_database_url
-from apps.queues.tests.factories import make_queue, make_team, quota
-from apps.queues.tests.real_cluster import RealCluster
+from testkit.capacity import three_a100_queues
+from testkit.factories import make_queue, make_team, quota
+from testkit.workers import Worker, shared_database_url
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "postgres_only: needs PostgreSQL, Redis and a Celery worker (skipped on SQLite)"
     )
-
-
-@pytest.fixture
-def cluster(request, tmp_path, settings):
-    """The cluster the portal is pointed at: by default a fresh simulated API server
-    subprocess (no Kueue controller); ``real`` is the session's real control plane with
-    the real Kueue, wiped after the test."""
-    settings.QM_CLUSTER_SYNC = True
-    settings.KUEUE_API_VERSION = "v1beta2"
-    settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
-    if getattr(request, "param", "sim") == "real":
-        plane, portal_kubeconfig = request.getfixturevalue("real_control_plane")
-        real = RealCluster(plane, portal_kubeconfig)
-        settings.KUBECONFIG = str(portal_kubeconfig)
-        yield real
-        real.wipe()
-        return
-    sim = SimCluster(tmp_path, controller=False).start()
-    settings.KUBECONFIG = str(sim.kubeconfig)
-    yield sim
-    sim.stop()
 
 
 @pytest.fixture

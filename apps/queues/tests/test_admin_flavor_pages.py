@@ -4,8 +4,8 @@ tolerations through ``save_flavor``; a flavor without node labels is flagged."""
 from html import unescape
 
 from apps.queues.models import AuditEntry, FlavorCapacity, ResourceFlavor
-from apps.queues.tests.factories import make_flavor
 from core.audit import AuditAction
+from testkit.factories import make_flavor
 
 
 def text(response) -> str:

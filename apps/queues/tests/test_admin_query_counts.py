@@ -5,8 +5,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.queues import services
-from apps.queues.tests.factories import UserFactory, make_flavor, make_team
 from core.roles import TeamRole
+from testkit.factories import UserFactory, make_flavor, make_team
 
 
 def grow(admin, team, count: int) -> None:

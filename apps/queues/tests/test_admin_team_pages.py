@@ -6,9 +6,9 @@ from html import unescape
 import pytest
 
 from apps.queues.models import AuditEntry, Membership, Team
-from apps.queues.tests.factories import UserFactory
 from core.audit import AuditAction
 from core.roles import TeamRole
+from testkit.factories import UserFactory
 
 
 def text(response) -> str:

@@ -7,7 +7,7 @@ import pytest
 
 from apps.queues import services
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import quota, set_policy
+from testkit.factories import quota, set_policy
 
 
 def test_a_save_records_actor_diff_and_reason(queue, admin):
@@ -62,7 +62,7 @@ def test_team_log_shows_only_that_team_and_exports_csv(client, queue, other_queu
 
 
 def test_api_lists_only_visible_entries(queue, other_queue, scientist):
-    from conftest import api_as
+    from testkit.clients import api_as
 
     teams = {
         e["team"] for e in api_as(scientist).get("/api/v1/audit/?page_size=500").json()["results"]

@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.real_cluster import RealCluster, suspended_job
 from realcluster.nodes import gpu_node
+from testkit.real_cluster import RealCluster, suspended_job
+from testkit.waiting import wait_until
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
 P = "blevel-"  # every object of this file, so nothing clashes with other tests

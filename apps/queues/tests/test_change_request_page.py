@@ -6,9 +6,9 @@ import pytest
 from apps.queues import services
 from apps.queues.choices import ChangeRequestStatus
 from apps.queues.reconcile.preview import manifest_field_changes
-from apps.queues.tests.factories import quota, set_policy
 from apps.whatif.models import WhatIfRun
 from core.errors import NotAllowed
+from testkit.factories import quota, set_policy
 
 WITHDRAW = 'value="withdraw"'
 

@@ -7,7 +7,7 @@ vision-lab; a separate root cohort ``ops`` with queue ``batch`` (h100 4)."""
 import pytest
 
 from apps.queues import services
-from apps.queues.tests.factories import UserFactory, make_queue, make_team, quota
+from testkit.factories import UserFactory, make_queue, make_team, quota
 
 
 @pytest.fixture

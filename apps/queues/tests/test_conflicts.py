@@ -7,8 +7,8 @@ from django.db import close_old_connections
 
 from apps.queues import services
 from apps.queues.models import Queue
-from apps.queues.tests.factories import quota, set_policy, snapshot
 from core.errors import Conflict
+from testkit.factories import quota, set_policy, snapshot
 
 
 def test_a_stale_version_is_refused_with_what_changed(queue, admin, lead, envelope):
@@ -21,7 +21,7 @@ def test_a_stale_version_is_refused_with_what_changed(queue, admin, lead, envelo
 
 
 def test_the_api_answers_409_with_the_changes(queue, admin):
-    from conftest import api_as
+    from testkit.clients import api_as
 
     seen = snapshot(queue)["version"]
     set_policy(queue, admin, quotas=[quota("h100", "20"), quota("a100", "8")])
@@ -61,7 +61,7 @@ def test_the_edit_page_shows_the_conflict_and_keeps_the_input(client, queue, adm
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_saves_from_the_same_version_let_exactly_one_win(catalog, team):
-    from apps.queues.tests.factories import make_queue
+    from testkit.factories import make_queue
 
     queue = make_queue(catalog, team, cohort="research", quotas=[quota("h100", "8")])
     version = snapshot(queue)["version"]
@@ -94,8 +94,8 @@ def test_concurrent_saves_from_the_same_version_let_exactly_one_win(catalog, tea
 def test_concurrent_quota_raises_on_different_queues_never_exceed_capacity(
     catalog, team, other_team
 ):
-    from apps.queues.tests.factories import make_queue
     from core.errors import InvalidInput
+    from testkit.factories import make_queue
 
     queues = [make_queue(catalog, t, quotas=[quota("h100", "0")]) for t in (team, other_team)]
     barrier = threading.Barrier(2)

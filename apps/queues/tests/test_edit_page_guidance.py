@@ -7,9 +7,9 @@ nlp h100 16, the shared queue ``burst`` a100 4.
 
 import pytest
 
-from apps.queues.tests.capacity_kit import reserve_pool
-from apps.queues.tests.factories import make_queue, quota
-from apps.queues.tests.html_cells import row_starting
+from testkit.capacity import reserve_pool
+from testkit.factories import make_queue, quota
+from testkit.html_cells import row_starting
 
 GPU = "nvidia.com/gpu"
 

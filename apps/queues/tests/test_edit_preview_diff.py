@@ -3,8 +3,8 @@ be refused: never a change the save would not make."""
 
 import html
 
-from apps.queues.tests.factories import snapshot
 from apps.queues.tests.test_queue_edit_page import form_for
+from testkit.factories import snapshot
 
 H100 = "q|h100|nvidia.com/gpu|nominal"
 H100_REMOVED = "-    - name: h100"  # the unified diff line of a flavor leaving the ClusterQueue

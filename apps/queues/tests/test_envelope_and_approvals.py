@@ -4,8 +4,8 @@ import pytest
 
 from apps.queues import services
 from apps.queues.models import AuditEntry, ChangeRequest
-from apps.queues.tests.factories import quota, set_policy, snapshot
 from core.errors import InvalidInput, NotAllowed
+from testkit.factories import quota, set_policy, snapshot
 
 
 def test_an_edit_inside_the_envelope_applies_at_once(queue, lead, envelope):

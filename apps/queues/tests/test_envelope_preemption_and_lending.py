@@ -6,8 +6,8 @@ Lowering them, or the lead's own withinClusterQueue, applies at once."""
 import pytest
 
 from apps.queues.models import AuditEntry, ChangeRequest
-from apps.queues.tests.factories import quota, set_policy, snapshot
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy, snapshot
 
 NEVER = {
     "reclaim_within_cohort": "Never",

@@ -7,8 +7,8 @@ import pytest
 
 from apps.queues import services
 from apps.queues.models import AuditEntry, ResourceFlavor
-from conftest import api_as
 from core.errors import InvalidInput
+from testkit.clients import api_as
 
 GPU = {"nvidia.com/gpu": "8"}
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}

@@ -10,13 +10,13 @@ import pytest
 
 from apps.queues.reconcile.observe import ref
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.capacity_kit import (
+from core.errors import InvalidInput
+from testkit.capacity import (
     raise_vision_to,
     unallocated_in_api,
     unallocated_on_page,
 )
-from apps.queues.tests.factories import snapshot
-from core.errors import InvalidInput
+from testkit.factories import snapshot
 
 HANDMADE = {
     "apiVersion": "kueue.x-k8s.io/v1beta2",

@@ -6,7 +6,7 @@ yours answer 404, as for data that doesn't exist.
 
 import pytest
 
-from apps.queues.tests.factories import quota, set_policy
+from testkit.factories import quota, set_policy
 
 ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin")
 LOGIN = 302  # pages send anonymous users to the login form
@@ -131,7 +131,7 @@ def test_pages(client, world, method, url, body, role, expected):
 
 @pytest.mark.parametrize(("method", "url", "body", "role", "expected"), _cases(ENDPOINTS))
 def test_endpoints(world, method, url, body, role, expected):
-    from conftest import api_as
+    from testkit.clients import api_as
 
     target = url.format(queue=world["queue"].pk, cr=world["cr"].pk)
     data = _body(body, world["queue"])

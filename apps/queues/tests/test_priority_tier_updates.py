@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from apps.queues.models import AuditEntry, Cohort, PriorityTier
-from conftest import api_as
+from testkit.clients import api_as
 
 URL = "/api/v1/priority-tiers/p2-standard/"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from apps.queues.tests.factories import make_queue, make_team, quota, set_policy
+from testkit.factories import make_queue, make_team, quota, set_policy
 
 LISTS = [
     "/api/v1/teams/",
@@ -26,7 +26,7 @@ def test_list_endpoints_do_not_grow_with_rows(url, catalog, queue, lead, envelop
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from conftest import api_as
+    from testkit.clients import api_as
 
     set_policy(queue, lead, quotas=[quota("h100", "40")])
     client = api_as(admin)

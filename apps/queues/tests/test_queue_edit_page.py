@@ -1,7 +1,7 @@
 """The queue edit page: preview shows the diff and problems; save applies or files a request."""
 
 from apps.queues.models import ChangeRequest
-from apps.queues.tests.factories import snapshot
+from testkit.factories import snapshot
 
 
 def form_for(queue, **overrides):

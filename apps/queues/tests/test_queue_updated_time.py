@@ -9,8 +9,8 @@ from django.db.models import Max
 
 from apps.queues.models import Queue, SyncObject
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.factories import quota, set_policy
 from core.dates import format_when
+from testkit.factories import quota, set_policy
 
 pytestmark = pytest.mark.django_db
 

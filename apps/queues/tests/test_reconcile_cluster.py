@@ -9,10 +9,10 @@ from apps.queues.choices import SyncState
 from apps.queues.models import AuditEntry, SyncObject, SyncRun
 from apps.queues.reconcile import apply as apply_module
 from apps.queues.reconcile.run import compute_plan, reconcile, reconcile_changes
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.factories import set_policy
 from core.audit import AuditAction
 from core.kube import KubeClient
+from testkit.factories import set_policy
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from apps.queues.forms import QueuePolicyForm, quota_field
-from apps.queues.tests.factories import set_policy, snapshot
+from testkit.factories import set_policy, snapshot
 
 pytestmark = pytest.mark.django_db
 

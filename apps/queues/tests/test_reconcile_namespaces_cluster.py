@@ -10,7 +10,7 @@ from apps.queues.models import SyncObject, TeamNamespace
 from apps.queues.reconcile.incremental import compute_queue_plan
 from apps.queues.reconcile.plan import BLOCKED
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.factories import make_queue, quota
+from testkit.factories import make_queue, quota
 
 pytestmark = pytest.mark.django_db
 

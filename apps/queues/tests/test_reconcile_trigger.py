@@ -8,7 +8,7 @@ from django.conf import settings
 from apps.queues.reconcile.coordination import FileCoordinator
 from apps.queues.reconcile.run import reconcile, reconcile_changes
 from apps.queues.tasks import reconcile_task
-from apps.queues.tests.factories import set_policy
+from testkit.factories import set_policy
 
 pytestmark = pytest.mark.django_db
 

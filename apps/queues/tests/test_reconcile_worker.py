@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from apps.queues.models import SyncRun
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.factories import make_queue, make_team, quota, set_policy
+from testkit.factories import make_queue, make_team, quota, set_policy
+from testkit.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres_only]
 

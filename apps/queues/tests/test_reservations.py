@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 
 from apps.queues.models import AuditEntry, Queue
-from apps.queues.tests.capacity_kit import (
+from core.errors import InvalidInput
+from testkit.capacity import (
     raise_vision_to,
     reserve_pool,
     unallocated_in_api,
     unallocated_on_page,
 )
-from apps.queues.tests.factories import snapshot
-from apps.queues.tests.html_cells import row_starting
-from core.errors import InvalidInput
+from testkit.factories import snapshot
+from testkit.html_cells import row_starting
 
 
 def test_with_the_pool_at_8_nothing_is_unallocated_and_one_more_gpu_is_refused(

@@ -1,10 +1,10 @@
 """Members and roles over the API: add by username, change a role, remove; team names."""
 
 from apps.queues.models import AuditEntry, Membership, Team
-from apps.queues.tests.factories import UserFactory
-from conftest import api_as
 from core.audit import AuditAction
 from core.roles import TeamRole
+from testkit.clients import api_as
+from testkit.factories import UserFactory
 
 
 def test_admin_adds_changes_and_removes_a_member(team, admin):

@@ -11,8 +11,8 @@ from apps.queues.models import (
     ResourceFlavor,
     Team,
 )
-from apps.queues.tests.factories import quota, set_policy
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy
 
 pytestmark = pytest.mark.django_db
 

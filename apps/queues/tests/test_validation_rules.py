@@ -3,8 +3,8 @@
 import pytest
 
 from apps.queues.models import AuditEntry, QuotaEntry
-from apps.queues.tests.factories import quota, set_policy, snapshot
 from core.errors import InvalidInput
+from testkit.factories import quota, set_policy, snapshot
 
 CASES = [
     (
@@ -112,7 +112,7 @@ def test_lead_cannot_override_capacity(queue, lead, envelope):
 
 
 def test_api_names_the_field_and_writes_nothing(queue, admin):
-    from conftest import api_as
+    from testkit.clients import api_as
 
     before = snapshot(queue)
     body = {"version": before["version"], "quotas": [quota(nominal="4", lending_limit="6")]}

@@ -7,9 +7,9 @@ import pytest
 
 from apps.queues import services
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import quota, set_policy, snapshot
-from conftest import api_as
 from core.errors import InvalidInput
+from testkit.clients import api_as
+from testkit.factories import quota, set_policy, snapshot
 
 WHOLE = "whole number"
 

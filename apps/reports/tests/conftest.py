@@ -1,95 +1,24 @@
-"""A real Prometheus, backfilled with promtool from ``promdata``, for the session.
-
-Follows /work/shared/reference/real-prometheus-recipe.md: fixed historical samples,
-``--max-block-duration=240h``, a free loopback port, 10-year retention. Missing
-binaries fail the run: these tests must not be skipped silently.
-"""
+"""Fixtures private to the reports tests: fresh timestamps, a stored week, and ``sim``
+meaning the simulated cluster without Kueue (the recorder tests play Kueue)."""
 
 from __future__ import annotations
 
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-
 import pytest
-import requests
 
 from apps.reports import services
-from apps.reports.tests import history, promdata
-from apps.reports.tests.simrecorder import sim  # noqa: F401 (a fixture)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if requests.get(f"{url}/-/ready", timeout=1).status_code == 200:
-                return
-        except requests.ConnectionError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            pytest.fail(f"prometheus did not become ready:\n{log.read_text()[-2000:]}")
-        time.sleep(0.1)
+from testkit import history, promdata
 
 
 @pytest.fixture(autouse=True)
 def _stamps_after_now(monkeypatch):
-    from apps.reports.tests import workloads
+    from testkit import workloads
 
     workloads.restart_clock(monkeypatch)
 
 
-@contextmanager
-def backfilled_prometheus(history: Path, work: Path, *flags: str) -> Iterator[str]:
-    """A Prometheus on a free loopback port over ``history`` (OpenMetrics), backfilled
-    into ``work/data`` with promtool, started with extra ``flags``; stopped by its PID."""
-    binary, promtool = shutil.which("prometheus"), shutil.which("promtool")
-    if not (binary and promtool):
-        pytest.fail("prometheus and promtool are required (apt-get install prometheus)")
-    subprocess.run(
-        [promtool, "tsdb", "create-blocks-from", "openmetrics", "--quiet",
-         "--max-block-duration=240h", str(history), str(work / "data")],
-        check=True,
-    )  # fmt: skip
-    (work / "prometheus.yml").write_text("global:\n  scrape_interval: 30s\nscrape_configs: []\n")
-    port, log = _free_port(), work / "prometheus.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [binary, f"--config.file={work / 'prometheus.yml'}",
-             f"--storage.tsdb.path={work / 'data'}", "--storage.tsdb.retention.time=10y",
-             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", *flags],
-            stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, process, log)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-@pytest.fixture(scope="session")
-def prometheus_url(tmp_path_factory):
-    work = tmp_path_factory.mktemp("prometheus")
-    fixture = work / "history.om"
-    promdata.write(fixture)
-    with backfilled_prometheus(fixture, work) as url:
-        yield url
+@pytest.fixture
+def sim(sim_without_kueue):
+    return sim_without_kueue
 
 
 @pytest.fixture

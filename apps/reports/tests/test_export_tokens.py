@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from apps.accounts.models import ApiToken
 from apps.accounts.services import issue_api_token, revoke_api_token
-from apps.reports.tests.promdata import WEEK
 from apps.reports.tests.test_pages_and_api import teams_in
+from testkit.promdata import WEEK
 
 JSON_URL, CSV_URL = f"/reports/{WEEK}/report.json", f"/reports/{WEEK}/report.csv"
 

@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from apps.queues.tests.factories import make_flavor
 from apps.reports import services
-from apps.reports.tests import history
-from apps.reports.tests.conftest import backfilled_prometheus
+from testkit import history
+from testkit.factories import make_flavor
+from testkit.prometheus_backfill import backfilled_prometheus
 
 WEEK = "2026-W46"
 MONDAY = datetime(2026, 11, 9, tzinfo=UTC).timestamp()

@@ -7,9 +7,9 @@ import pytest
 
 from apps.reports import services
 from apps.reports.gaps import message
-from apps.reports.tests import history
-from apps.reports.tests.promdata import MONDAY, WEEK
-from conftest import api_as
+from testkit import history
+from testkit.clients import api_as
+from testkit.promdata import MONDAY, WEEK
 
 INTERNAL = "127.0.0.1:9"  # the discard port: nothing listens, so both sources fail
 GPU_METRICS = "GPU metrics (Prometheus) were unavailable for this week"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from apps.reports.glossary import TERMS
-from apps.reports.tests.promdata import WEEK
+from testkit.promdata import WEEK
 
 
 def test_every_term_has_one_anchor_and_the_page_lists_them(client, scientist):

@@ -10,8 +10,8 @@ import pytest
 
 from apps.reports import services
 from apps.reports.models import WorkloadRecord, WorkloadTransition
-from apps.reports.tests import history
-from apps.reports.tests.history import iso
+from testkit import history
+from testkit.history import iso
 
 pytestmark = pytest.mark.django_db
 T = 1_795_000_000.0  # a whole second

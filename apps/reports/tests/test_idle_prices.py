@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from apps.queues.tests.factories import make_flavor, quota, set_policy
 from apps.reports import services
-from apps.reports.tests import history, promdata
+from testkit import history, promdata
+from testkit.factories import make_flavor, quota, set_policy
 
 START, END = promdata.RUN_START, promdata.RUN_END
 CLASS = "gpu.nvidia.com/class"

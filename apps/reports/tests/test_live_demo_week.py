@@ -15,11 +15,12 @@ from collections import Counter
 import pytest
 from django.db import connection
 
-from apps.queues.tests.cluster import SimCluster, wait_until
 from apps.reports.catchup import wait_for_history
 from apps.reports.models import WorkloadTransition
 from apps.reports.recorder import run_recorder
 from core.kube import ResourceRef
+from testkit.sim_cluster import SimCluster
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 EVENTS = ResourceRef("", "v1", "events", "Event", True)

@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils.dateparse import parse_datetime
 
-from apps.reports.tests.promdata import WEEK
-from conftest import api_as
 from core.dates import format_when
+from testkit.clients import api_as
+from testkit.promdata import WEEK
 
 H = 3600.0
 

@@ -9,8 +9,8 @@ import pytest
 from apps.reports import services
 from apps.reports.compute.stats import PERCENTILES, kueue_estimate
 from apps.reports.models import WeeklyReport, WorkloadUsage
-from apps.reports.tests import history, promdata
 from core import prometheus
+from testkit import history, promdata
 
 START, END = promdata.RUN_START, promdata.RUN_END
 

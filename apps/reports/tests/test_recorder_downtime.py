@@ -14,15 +14,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from apps.queues.tests.cluster import wait_until
 from apps.reports import services
 from apps.reports.compute.weeks import week_of
 from apps.reports.gaps import for_viewer, interval
 from apps.reports.models import HistoryGap, WorkloadTransition
 from apps.reports.recorder import CURSOR, EVENTS
-from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import create, emit, record, set_status, transitions
 from informer.models import WatchCursor
+from testkit import workloads as w
+from testkit.recorder import create, emit, record, set_status, transitions
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 DISCARD = "http://127.0.0.1:9"  # nothing listens: metrics and costs are gaps of their own

@@ -12,12 +12,13 @@ from datetime import UTC, datetime
 import pytest
 
 from apps.queues.reconcile.observe import ref
-from apps.queues.tests.cluster import SimCluster, wait_until
 from apps.reports import services
 from apps.reports.compute.weeks import week_of
 from apps.reports.models import HistoryGap, WorkloadRecord
-from apps.reports.tests.simrecorder import NAMESPACES, record, transitions
 from core.kube import ResourceRef
+from testkit.recorder import NAMESPACES, record, transitions
+from testkit.sim_cluster import SimCluster
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NS = "team-vision"

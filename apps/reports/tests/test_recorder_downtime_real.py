@@ -11,14 +11,14 @@ import json
 
 import pytest
 
-from apps.queues.tests.cluster import wait_until
-from apps.queues.tests.real_cluster import RealCluster, suspended_job
 from apps.reports.models import HistoryGap, WorkloadRecord
 from apps.reports.recorder import run_recorder
-from apps.reports.tests.simrecorder import transitions
 from apps.reports.tests.test_recorder_downtime_live import cond, when
 from core.kube import KubeClient
 from realcluster.nodes import gpu_node
+from testkit.real_cluster import RealCluster, suspended_job
+from testkit.recorder import transitions
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 NS = "team-vision"

@@ -7,13 +7,13 @@ import threading
 import pytest
 from django.db import connection
 
-from apps.queues.tests.cluster import wait_until
 from apps.reports.choices import Outcome
 from apps.reports.models import WorkloadRecord, WorkloadTransition
 from apps.reports.recorder import CURSOR
-from apps.reports.tests import workloads as w
-from apps.reports.tests.simrecorder import create, record, set_status, transitions
 from informer.models import WatchCursor
+from testkit import workloads as w
+from testkit.recorder import create, record, set_status, transitions
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -11,11 +11,10 @@ from django.utils import timezone
 from apps.reports import services
 from apps.reports.compute.weeks import week_bounds, week_of
 from apps.reports.models import WeeklyReport
-from apps.reports.tests import history
 from core.dates import format_when
 from portal.celery import app
 from portal.schedule import beat_schedule
-from portal.tests.test_celery_worker import worker  # noqa: F401 (fixture)
+from testkit import history
 
 ENTRY = "build-current-week-report"
 
@@ -36,7 +35,7 @@ def test_the_beat_entry_runs_every_configured_interval_and_expires_within_it(set
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_rebuilds_the_current_week_and_the_page_says_when(
-    worker,  # noqa: F811
+    worker,
     settings,
     client,
     scientist,

@@ -20,16 +20,16 @@ from pathlib import Path
 import pytest
 from kubernetes import client, config
 
-from apps.queues.tests.factories import make_flavor
 from apps.reports import services
 from apps.reports.models import WorkloadUsage
-from apps.reports.tests import history
-from apps.reports.tests.conftest import backfilled_prometheus
 from core import prometheus
 from simcluster.controller import attach
 from simcluster.server import start_server
-from simcluster.tests.conftest import Hooks
-from simcluster.tests.live_helpers import NS, admitted, advance, gpu_job, setup_cluster
+from testkit import history
+from testkit.factories import make_flavor
+from testkit.live_cluster import NS, admitted, advance, gpu_job, setup_cluster
+from testkit.prometheus_backfill import backfilled_prometheus
+from testkit.sim_hooks import Hooks
 
 WEEK = "2026-W45"
 START = int(datetime(2026, 11, 2, 8, tzinfo=UTC).timestamp())  # Monday 08:00 of WEEK

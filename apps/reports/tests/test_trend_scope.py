@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from apps.reports.tests.promdata import WEEK
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.promdata import WEEK
 
 VISION_GPU_HOURS = 2 * 10.0  # 2 GPUs × 10 h
 ALL_GPU_HOURS = 2 * 10.0 + 1 * 4.0  # plus nlp's 1 GPU × 4 h

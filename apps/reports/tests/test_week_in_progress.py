@@ -9,12 +9,12 @@ from decimal import Decimal
 import pytest
 
 from apps.queues.models import ResourceFlavor
-from apps.queues.tests.factories import make_queue, quota
 from apps.reports import charts, services
 from apps.reports.compute import fairness
 from apps.reports.compute.records import HOUR, Run, WeekInput
 from apps.reports.models import GpuPrice
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import make_queue, quota
 
 WEEK = "2026-W49"  # Monday 2026-11-30 00:00 UTC to Monday 2026-12-07 00:00 UTC
 WEDNESDAY_NOON = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)

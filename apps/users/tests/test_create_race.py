@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from apps.accounts.models import User
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 CALLS = 6

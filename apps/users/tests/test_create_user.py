@@ -10,7 +10,7 @@ from django.test import Client
 
 from apps.accounts.models import User
 from apps.queues.models import AuditEntry
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-passphrase-of-carol"

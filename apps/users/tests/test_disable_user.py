@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
 from apps.queues.models import AuditEntry
-from apps.queues.tests.factories import UserFactory, make_admin
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import UserFactory, make_admin
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-passphrase-of-the-scientist"

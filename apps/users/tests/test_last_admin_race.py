@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 
 from apps.accounts.models import User
-from apps.queues.tests.factories import make_admin
 from apps.users.services import disable_user, enable_user
 from core.errors import RuleBroken
+from testkit.factories import make_admin
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 ROUNDS = 5

@@ -7,12 +7,12 @@ import pytest
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import Notebook
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE, pool, tiers  # noqa: F401 (fixtures)
 from apps.queues.models import AuditEntry
 from apps.queues.services import add_membership
-from apps.queues.tests.factories import UserFactory
-from conftest import api_as
 from core.roles import TeamRole
+from testkit.clients import api_as
+from testkit.factories import UserFactory
+from testkit.notebooks import IMAGE
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pool")]
 

@@ -10,12 +10,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from apps.jobs.services import NotebookRequest, Principal, request_notebook
-from apps.jobs.tests.conftest import IMAGE, pool, tiers  # noqa: F401 (fixtures)
 from apps.queues.services import add_membership
-from apps.queues.tests.factories import UserFactory
 from apps.users.services import disable_user
-from conftest import api_as
 from core.roles import TeamRole
+from testkit.clients import api_as
+from testkit.factories import UserFactory
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ import pytest
 from apps.queues.models import AuditEntry
 from apps.whatif import services
 from apps.whatif.models import WhatIfRun
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 H100 = {"flavor": "h100", "resource": "nvidia.com/gpu"}

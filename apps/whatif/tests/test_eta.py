@@ -9,9 +9,9 @@ from apps.whatif import recorded_trace, start_predictions
 from apps.whatif.policies import policy_objects
 from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import arrivals
-from apps.whatif.tests.conftest import history_trace, record_history
-from conftest import api_as
 from kueuemodel import Simulation
+from testkit.clients import api_as
+from testkit.history_traces import history_trace, record_history
 
 pytestmark = pytest.mark.django_db
 HOUR_MS = 3_600_000

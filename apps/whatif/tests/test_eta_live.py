@@ -14,13 +14,13 @@ from apps.jobs.services import (
     request_notebook,
     submit_job,
 )
-from apps.jobs.tests.conftest import IMAGE
 from apps.queues.reconcile.run import reconcile
-from apps.queues.tests.cluster import wait_until
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay.start_estimates import DEFAULT_RUN_MS
-from conftest import api_as
 from core.kube import KubeClient
+from testkit.clients import api_as
+from testkit.notebooks import IMAGE
+from testkit.waiting import wait_until
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from apps.whatif import services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
 from apps.whatif.policies import policy_objects
-from apps.whatif.tests.conftest import history_trace, record_history
+from testkit.history_traces import history_trace, record_history
 
 
 def _wait_for_finish(run_id: int, seconds: float) -> WhatIfRun:
@@ -24,7 +24,9 @@ def _wait_for_finish(run_id: int, seconds: float) -> WhatIfRun:
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_runs_every_replay_and_gathers_them(queue, other_queue, admin, worker, settings):
+def test_a_worker_runs_every_replay_and_gathers_them(
+    queue, other_queue, admin, replay_worker, settings
+):
     settings.QM_KUEUE_FAIR_SHARING = True
     record_history(policy_objects(load_state(), fair_sharing=True), history_trace())
     run = services.request_whatif({"vision": {"fair_weight": "2"}}, actor=admin)
@@ -34,4 +36,4 @@ def test_a_worker_runs_every_replay_and_gathers_them(queue, other_queue, admin, 
     assert finished.replays_total == finished.replays_done == 6
     assert set(finished.replays.values_list("status", flat=True)) == {"done"}
     assert finished.result["sensitivity"]["checked"] == 4
-    assert worker.poll() is None
+    assert replay_worker.poll() is None

@@ -6,7 +6,7 @@ from apps.queues.models import ChangeRequest, Queue
 from apps.whatif import services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 BIGGER = {"quotas": [{"flavor": "h100", "resource": "nvidia.com/gpu", "nominal": "40"}]}

@@ -10,7 +10,7 @@ from apps.queues.models import AuditEntry
 from apps.whatif import runs, services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ import pytest
 from apps.queues.models import AuditEntry, ChangeRequest
 from apps.whatif import services
 from apps.whatif.models import WhatIfRun
-from conftest import api_as
+from testkit.clients import api_as
 
 pytestmark = pytest.mark.django_db
 SMALLER = {"quotas": [{"flavor": "h100", "resource": "nvidia.com/gpu", "nominal": "12"}]}

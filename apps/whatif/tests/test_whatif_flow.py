@@ -7,7 +7,7 @@ from apps.whatif import recorded_trace, services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import WhatIfRun
 from apps.whatif.policies import policy_objects
-from apps.whatif.tests.conftest import history_trace, record_history
+from testkit.history_traces import history_trace, record_history
 
 pytestmark = pytest.mark.django_db
 

@@ -27,14 +27,16 @@ from django.conf import settings
 from django.db import connection
 
 from apps.queues.reconcile.desired import load_state
-from apps.queues.tests.cluster import shared_database_url, wait_until
 from apps.reports.models import WorkloadRecord
 from apps.whatif import services
 from apps.whatif.choices import RunStatus
 from apps.whatif.models import Replay, WhatIfRun
 from apps.whatif.policies import policy_objects
 from apps.whatif.tasks import sweep_stuck_whatifs_task
-from apps.whatif.tests.conftest import ROOT, history_trace, record_history
+from testkit.history_traces import history_trace, record_history
+from testkit.paths import REPO
+from testkit.waiting import wait_until
+from testkit.workers import shared_database_url
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
 # Five missed beats make a replay stuck, as in production (10 s beats: 50 s).
@@ -70,7 +72,7 @@ def start_worker(tmp_path):
         argv += ["-n", f"whatif-lost-{os.getpid()}-{len(started)}@%h"]
         if beat:
             argv += ["-B", "--schedule", str(tmp_path / f"beat-{len(started)}")]
-        started.append(subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True))
+        started.append(subprocess.Popen(argv, cwd=REPO, env=env, start_new_session=True))
         return started[-1]
 
     yield start

@@ -6,7 +6,9 @@ from typing import Any
 
 from kubernetes import client
 
-from simcluster.tests.conftest import KUEUE, Hooks, wait_until
+from testkit.kube_objects import KUEUE
+from testkit.sim_hooks import Hooks
+from testkit.waiting import wait_until
 
 Obj = dict[str, Any]
 NS = "team-a"

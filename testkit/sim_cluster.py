@@ -1,9 +1,8 @@
-"""The simulated cluster and a Celery worker as real subprocesses, for reconciler tests.
+"""The simulated cluster as a real subprocess, for tests that drive the portal against it.
 
 ``SimCluster`` runs ``python -m simcluster serve`` on a free port (and can stop and
 restart it on the same port), talks to its ``/simcluster/`` hooks, and reads
-objects through the portal's own client. ``Worker`` runs ``celery worker``
-against the test database and Redis.
+objects through the portal's own client.
 """
 
 from __future__ import annotations
@@ -14,9 +13,7 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,30 +21,9 @@ import pytest
 
 from apps.queues.reconcile.observe import ref
 from core.kube import KubeClient, _configuration
+from testkit.paths import REPO
 
-REPO = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r"simcluster listening on http://127\.0\.0\.1:(\d+)")
-
-
-def shared_database_url() -> str:
-    """The test database as a ``DATABASE_URL``, for processes that work on it too."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
-    return f"postgres://{db['USER'] or 'postgres'}@{host}:{port}/{db['NAME']}"
-
-
-def wait_until(predicate: Callable[[], Any], timeout: float = 60.0, interval: float = 0.05):
-    """Poll ``predicate`` until it returns something truthy; fail at the deadline."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            pytest.fail(f"condition not met within {timeout}s")
-        time.sleep(interval)
 
 
 class SimCluster:
@@ -162,32 +138,3 @@ class SimCluster:
         argv = ["kubectl", "--kubeconfig", str(self.kubeconfig), *args]
         env = {**os.environ, "KUBECACHEDIR": str(self.workdir / "kubecache")}
         return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env)
-
-
-class Worker:
-    """``celery worker`` (plus optional embedded beat) for the test database."""
-
-    def __init__(self, env: dict[str, str], workdir: Path):
-        self.env, self.workdir = env, workdir
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> Worker:
-        argv = [sys.executable, "-m", "celery", "-A", "portal", "worker", "--pool", "threads"]
-        argv += ["--concurrency", "2", "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
-        log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 (closed with the process)
-        self.process = subprocess.Popen(
-            argv, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT
-        )
-        return self
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-    def log(self) -> str:
-        return (self.workdir / "worker.log").read_text()

@@ -3,29 +3,13 @@ Kueue, writing Workload status and Kueue's Events through the API themselves."""
 
 from __future__ import annotations
 
-import pytest
-
-from apps.queues.tests.cluster import SimCluster
 from apps.reports.models import WorkloadTransition
 from apps.reports.recorder import EVENTS, run_recorder
-from apps.reports.tests import workloads as w
 from apps.reports.timeline import RANK
 from core.kube import ResourceRef
+from testkit import workloads as w
 
 NAMESPACES = ResourceRef("", "v1", "namespaces", "Namespace", False)
-
-
-@pytest.fixture
-def sim(tmp_path, settings):
-    cluster = SimCluster(tmp_path, controller=False).start()
-    settings.KUBECONFIG = str(cluster.kubeconfig)
-    settings.KUEUE_API_VERSION = "v1beta2"
-    settings.QM_KUBE_TIMEOUT_SECONDS = 5.0
-    with cluster.client() as kube:
-        kube.create(NAMESPACES,
-                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-vision"}})  # fmt: skip
-    yield cluster
-    cluster.stop()
 
 
 def create(sim, name, **kw) -> str:

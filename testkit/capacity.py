@@ -7,9 +7,9 @@ from apps.jobs.models import InteractivePool, PoolFlavor
 from apps.jobs.services.pool import save_setting
 from apps.queues import services
 from apps.queues.models import PriorityTier, ResourceFlavor
-from apps.queues.tests.factories import make_queue, make_team, quota, set_policy
-from apps.queues.tests.html_cells import row_starting
-from conftest import api_as
+from testkit.clients import api_as
+from testkit.factories import make_queue, make_team, quota, set_policy
+from testkit.html_cells import row_starting
 
 GPU = "nvidia.com/gpu"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -11,6 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import requests
+
+from testkit.ports import free_port
 
 STEP = 30
 HOURS = 3
@@ -32,12 +33,6 @@ def write_fixture(path: Path, end: int) -> None:
             f"DCGM_FI_DEV_GPU_UTIL{{{labels}}} {util} {t}" for t in range(start, end + 1, STEP)
         ]
     path.write_text("\n".join(lines) + "\n# EOF\n")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Prometheus:
@@ -70,7 +65,7 @@ class Prometheus:
         (self.work / "prometheus.yml").write_text(
             "global:\n  scrape_interval: 30s\nscrape_configs: []\n"
         )
-        port = _free_port()
+        port = free_port()
         log = open(self.work / "prometheus.log", "wb")  # noqa: SIM115 (closed with the process)
         self.process = subprocess.Popen(
             [

@@ -22,8 +22,8 @@ from apps.queues.reconcile.observe import ref
 from core.kube import KubeClient, _configuration
 from realcluster.controlplane import ControlPlane
 from realcluster.nodes import DURATION_ANNOTATION
+from testkit.paths import REPO
 
-REPO = Path(__file__).resolve().parents[3]
 DEPLOY = REPO / "deploy" / "kustomize" / "base"
 PORTAL_NAMESPACE = "quartermaster"
 PORTAL_USER = f"system:serviceaccount:{PORTAL_NAMESPACE}:quartermaster"
