@@ -27,10 +27,11 @@ from tests.security.urls import url_names
 
 ROLES = ("anonymous", "scientist", "other_lead", "lead", "admin", "launcher")
 L, U = 302, 401  # pages send anonymous callers to the login form; the API asks for credentials
+T = 401  # a token client on a page gets the API's JSON 401, never the login form
 ANON = "anonymous-only"
 OPEN = (200,) * 6
-ADMIN_PAGE = (L, 403, 403, 403, 200, L)  # administration pages
-ADMIN_POST = (L, 403, 403, 403, 302, L)  # … and their forms: saved, then redirected
+ADMIN_PAGE = (L, 403, 403, 403, 200, T)  # administration pages
+ADMIN_POST = (L, 403, 403, 403, 302, T)  # … and their forms: saved, then redirected
 
 POLICY = "policy"
 FORM = "form"
@@ -48,40 +49,40 @@ MATRIX: dict[str, list[tuple]] = {
     # With QM_METRICS_TOKEN set, no user credential opens /metrics.
     "metrics": [("get", "/metrics", None, (U,) * 6)],
     "login": [("get", "/login/", None, OPEN)],
-    "logout": [("post", "/logout/", None, (L,) * 6)],
+    "logout": [("post", "/logout/", None, (L, L, L, L, L, T))],
     "api-schema": [("get", "/api/schema/", None, OPEN)],
     "api-docs": [("get", "/api/docs/", None, OPEN)],
     "api-root": [("get", "/api/v1/", None, (U, 200, 200, 200, 200, 200))],
     # --- quota pages: a launcher token is not a session, so pages refuse it ------
-    "queues:overview": [("get", "/", None, (L, 200, 200, 200, 200, L))],
-    "queues:team": [("get", "/teams/vision/", None, (L, 200, 200, 200, 200, L))],
-    "queues:team-audit": [("get", "/teams/vision/audit/", None, (L, 200, 404, 200, 200, L))],
-    "queues:queue": [("get", "/queues/{queue}/", None, (L, 200, 200, 200, 200, L))],
+    "queues:overview": [("get", "/", None, (L, 200, 200, 200, 200, T))],
+    "queues:team": [("get", "/teams/vision/", None, (L, 200, 200, 200, 200, T))],
+    "queues:team-audit": [("get", "/teams/vision/audit/", None, (L, 200, 404, 200, 200, T))],
+    "queues:queue": [("get", "/queues/{queue}/", None, (L, 200, 200, 200, 200, T))],
     "queues:queue-edit": [
-        ("get", "/queues/{queue}/edit/", None, (L, 403, 403, 200, 200, L)),
-        ("post", "/queues/{queue}/edit/", FORM, (L, 403, 403, 200, 200, L)),
+        ("get", "/queues/{queue}/edit/", None, (L, 403, 403, 200, 200, T)),
+        ("post", "/queues/{queue}/edit/", FORM, (L, 403, 403, 200, 200, T)),
     ],
-    "queues:change-requests": [("get", "/change-requests/", None, (L, 200, 200, 200, 200, L))],
-    "queues:change-request": [("get", "/change-requests/{cr}/", None, (L, 200, 404, 200, 200, L))],
+    "queues:change-requests": [("get", "/change-requests/", None, (L, 200, 200, 200, 200, T))],
+    "queues:change-request": [("get", "/change-requests/{cr}/", None, (L, 200, 404, 200, 200, T))],
     # Who may neither decide nor withdraw is refused before the decision is read.
     "queues:change-request-decide": [
         (
             "post",
             "/change-requests/{cr}/decide/",
             {"decision": "reject", "comment": "no"},
-            (L, 403, 404, 403, 302, L),
+            (L, 403, 404, 403, 302, T),
         ),
-        ("post", "/change-requests/{cr}/decide/", {"decision": "?"}, (L, 403, 404, 302, 302, L)),
+        ("post", "/change-requests/{cr}/decide/", {"decision": "?"}, (L, 403, 404, 302, 302, T)),
     ],
-    "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, L))],
-    "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, L))],
-    "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, L))],
+    "queues:audit": [("get", "/audit/", None, (L, 403, 403, 403, 200, T))],
+    "queues:cluster-sync": [("get", "/cluster/", None, (L, 403, 403, 403, 200, T))],
+    "queues:cluster-import": [("post", "/cluster/import/", {}, (L, 403, 403, 403, 302, T))],
     "queues:cluster-adopt": [
         (
             "post",
             "/cluster/adopt/",
             {"namespace": "team-vision", "reason": "handed over"},
-            (L, 403, 403, 403, 302, L),
+            (L, 403, 403, 403, 302, T),
         ),
     ],  # fmt: skip
     # --- administration pages: platform admins only ({sci} is vision's scientist) -----
@@ -291,10 +292,10 @@ MATRIX: dict[str, list[tuple]] = {
     # --- API tokens: everyone manages their own ({tok} is the scientist's; anyone
     # else's is 404 as for a missing id); launcher tokens are platform admins' only ---
     "accounts:tokens": [
-        ("get", "/tokens/", None, (L, 200, 200, 200, 200, L)),
-        ("post", "/tokens/", {"name": "laptop", "days": "30"}, (L, 201, 201, 201, 201, L)),
+        ("get", "/tokens/", None, (L, 200, 200, 200, 200, T)),
+        ("post", "/tokens/", {"name": "laptop", "days": "30"}, (L, 201, 201, 201, 201, T)),
     ],
-    "accounts:token-revoke": [("post", "/tokens/{tok}/revoke/", {}, (L, 302, 404, 404, 404, L))],
+    "accounts:token-revoke": [("post", "/tokens/{tok}/revoke/", {}, (L, 302, 404, 404, 404, T))],
     # --- users: admins manage them ({sci} is the scientist); the one-time set-password
     # page answers anyone, a bad link with "not valid"; through the API a non-admin sees
     # only themselves (others 404) and may not change even that (403) ---------------
@@ -302,7 +303,7 @@ MATRIX: dict[str, list[tuple]] = {
     "users:list": [("get", "/administration/users/", None, ADMIN_PAGE)],
     "users:new": [
         ("get", "/administration/users/new/", None, ADMIN_PAGE),
-        ("post", "/administration/users/new/", {"username": "carol"}, (L, 403, 403, 403, 201, L)),
+        ("post", "/administration/users/new/", {"username": "carol"}, (L, 403, 403, 403, 201, T)),
     ],
     "users:disable": [("post", "/administration/users/{sci}/disable/", {}, ADMIN_POST)],
     "users:enable": [("post", "/administration/users/{sci}/enable/", {}, ADMIN_POST)],
@@ -322,23 +323,23 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/users/scientist/stop-notebooks/", {}, (U, 403, 404, 404, 200, 404))
     ],
     "jobs:launchers": [
-        ("get", "/launchers/", None, (L, 403, 403, 403, 200, L)),
-        ("post", "/launchers/", LAUNCHER, (L, 403, 403, 403, 201, L)),
+        ("get", "/launchers/", None, (L, 403, 403, 403, 200, T)),
+        ("post", "/launchers/", LAUNCHER, (L, 403, 403, 403, 201, T)),
     ],
     "jobs:launcher-teams": [
-        ("post", "/launchers/{grant}/teams/", {"teams": ["vision"]}, (L, 403, 403, 403, 302, L))
+        ("post", "/launchers/{grant}/teams/", {"teams": ["vision"]}, (L, 403, 403, 403, 302, T))
     ],
     "jobs:launcher-revoke": [
-        ("post", "/launchers/{grant}/revoke/", {}, (L, 403, 403, 403, 302, L))
+        ("post", "/launchers/{grant}/revoke/", {}, (L, 403, 403, 403, 302, T))
     ],
     # --- notifications ---------------------------------------------------------
     "notifications:preferences": [
-        ("get", "/notifications/", None, (L, 200, 200, 200, 200, L)),
+        ("get", "/notifications/", None, (L, 200, 200, 200, 200, T)),
         (
             "post",
             "/notifications/",
             {"email_enabled": "on", "webhook_format": "json"},
-            (L, 302, 302, 302, 302, L),
+            (L, 302, 302, 302, 302, T),
         ),
     ],
     # --- OIDC (mounted only when QM_OIDC_ENABLED) --------------------------------
@@ -353,12 +354,12 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/api/v1/reports/2026-W01/", None, (U, 404, 404, 404, 404, 404)),
     ],
     "report-trend": [("get", "/api/v1/reports/trend/", None, (U, 200, 200, 200, 200, 200))],
-    "reports:index": [("get", "/reports/", None, (L, 302, 302, 302, 302, L))],
-    "reports:trend": [("get", "/reports/trend/", None, (L, 200, 200, 200, 200, L))],
-    "reports:glossary": [("get", "/reports/glossary/", None, (L, 200, 200, 200, 200, L))],
+    "reports:index": [("get", "/reports/", None, (L, 302, 302, 302, 302, T))],
+    "reports:trend": [("get", "/reports/trend/", None, (L, 200, 200, 200, 200, T))],
+    "reports:glossary": [("get", "/reports/glossary/", None, (L, 200, 200, 200, 200, T))],
     "reports:week": [
-        ("get", "/reports/{week}/", None, (L, 200, 200, 200, 200, L)),
-        ("get", "/reports/2026-W01/", None, (L, 404, 404, 404, 404, L)),
+        ("get", "/reports/{week}/", None, (L, 200, 200, 200, 200, T)),
+        ("get", "/reports/2026-W01/", None, (L, 404, 404, 404, 404, T)),
     ],
     # The downloads also take an API token (the launcher's user, in no team, gets an
     # empty narrowing, as on the API); the pages do not.
@@ -403,52 +404,52 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/quotes/", NEVER_FITS, (U, 200, 200, 200, 403, 403)),
         ("post", "/api/v1/quotes/", JOB, (U, 503, 503, 503, 403, 403)),
     ],
-    "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, L))],
-    "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:notebooks": [("get", "/notebooks/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:notebook-new": [("get", "/notebooks/new/", None, (L, 200, 200, 200, 200, T))],
     "jobs:notebook": [
-        ("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, L)),
-        ("get", "/notebooks/{peer_nb}/", None, (L, 404, 404, 200, 200, L)),
+        ("get", "/notebooks/{nb}/", None, (L, 200, 404, 200, 200, T)),
+        ("get", "/notebooks/{peer_nb}/", None, (L, 404, 404, 200, 200, T)),
     ],
     # Hours beyond the pool's maximum re-render the page with the form error (200).
     "jobs:notebook-renew": [
-        ("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, L)),
-        ("post", "/notebooks/{nb}/renew/", {"hours": "999"}, (L, 200, 404, 200, 200, L)),
+        ("post", "/notebooks/{nb}/renew/", {}, (L, 302, 404, 302, 302, T)),
+        ("post", "/notebooks/{nb}/renew/", {"hours": "999"}, (L, 200, 404, 200, 200, T)),
     ],
     # Stop asks first (GET, or a POST without "confirm"); only the confirming POST stops.
     "jobs:notebook-stop": [
-        ("get", "/notebooks/{nb}/stop/", None, (L, 200, 404, 200, 200, L)),
-        ("post", "/notebooks/{nb}/stop/", {}, (L, 200, 404, 200, 200, L)),
-        ("post", "/notebooks/{nb}/stop/", {"confirm": "yes"}, (L, 302, 404, 302, 302, L)),
+        ("get", "/notebooks/{nb}/stop/", None, (L, 200, 404, 200, 200, T)),
+        ("post", "/notebooks/{nb}/stop/", {}, (L, 200, 404, 200, 200, T)),
+        ("post", "/notebooks/{nb}/stop/", {"confirm": "yes"}, (L, 302, 404, 302, 302, T)),
     ],
     # "Open" without QM_NOTEBOOK_URL_TEMPLATE: the explainer, to whoever sees the notebook.
     "jobs:notebook-open": [
-        ("get", "/notebooks/open/team-vision/{nb_name}/", None, (L, 200, 404, 200, 200, L))
+        ("get", "/notebooks/open/team-vision/{nb_name}/", None, (L, 200, 404, 200, 200, T))
     ],
-    "jobs:jobs": [("get", "/jobs/", None, (L, 200, 200, 200, 200, L))],
-    "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, L))],
+    "jobs:jobs": [("get", "/jobs/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:job-new": [("get", "/jobs/new/", None, (L, 200, 200, 200, 200, T))],
     "jobs:job": [
-        ("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, L)),
-        ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, L)),
+        ("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, T)),
+        ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, T)),
     ],
     "jobs:job-cancel": [
-        ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, L)),
-        ("post", "/jobs/{peer_job}/cancel/", {}, (L, 403, 404, 302, 302, L)),
+        ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, T)),
+        ("post", "/jobs/{peer_job}/cancel/", {}, (L, 403, 404, 302, 302, T)),
     ],
     # --- what-if: {run} belongs to vision's lead. Admins see every run, others their
     # own; scientists may not run one (403), and a lead may only draft queues they edit.
-    "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, L))],
-    "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, L))],
-    "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, L))],
+    "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, T))],
+    "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, T))],
+    "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, T))],
     # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
     # {closed_cr} was withdrawn: who may not edit the queue is refused before that is said.
     "whatif:from-change-request": [
-        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
-        ("post", "/change-requests/{closed_cr}/whatif/", {}, (L, 403, 404, 302, 302, L)),
+        ("post", "/change-requests/{cr}/whatif/", {}, (L, 403, 404, 302, 302, T)),
+        ("post", "/change-requests/{closed_cr}/whatif/", {}, (L, 403, 404, 302, 302, T)),
     ],
     # Who may not edit the queue is refused before the form is read (an empty form).
     "whatif:from-queue": [
-        ("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, L)),
-        ("post", "/queues/{queue}/whatif/", {}, (L, 403, 403, 302, 302, L)),
+        ("post", "/queues/{queue}/whatif/", FORM, (L, 403, 403, 302, 302, T)),
+        ("post", "/queues/{queue}/whatif/", {}, (L, 403, 403, 302, 302, T)),
     ],
     "whatif-list": [
         ("get", "/api/v1/whatif/", None, (U, 200, 200, 200, 200, 200)),
@@ -458,9 +459,9 @@ MATRIX: dict[str, list[tuple]] = {
     "whatif-apply": [("post", "/api/v1/whatif/{run}/apply/", {}, (U, 404, 404, 400, 400, 404))],
     # --- live views: queues a viewer submits to (admins: all); workloads of their teams'
     # namespaces (vision's here), anyone else 404. No cluster answers here: "unreachable".
-    "live:queues": [("get", "/live/", None, (L, 200, 200, 200, 200, L))],
+    "live:queues": [("get", "/live/", None, (L, 200, 200, 200, 200, T))],
     "live:workload": [
-        ("get", "/live/workloads/team-vision/job-x-1a2b3/", None, (L, 200, 404, 200, 200, L))
+        ("get", "/live/workloads/team-vision/job-x-1a2b3/", None, (L, 200, 404, 200, 200, T))
     ],
     "live-queues": [("get", "/api/v1/live/queues/", None, (U, 200, 200, 200, 200, 200))],
     "live-workload": [
