@@ -95,6 +95,7 @@ BASE: dict[tuple[str, str], tuple[str, object]] = {
     ("put", "/api/v1/flavors/{name}/"): ("admin", {"capacity": {"nvidia.com/gpu": "72"}}),
     ("patch", "/api/v1/flavors/{name}/"): ("admin", {}),
     ("post", "/api/v1/jobs/"): ("scientist", {"template": "pytorch-train", "flavor": "h100"}),
+    ("post", "/api/v1/quotes/"): ("scientist", {"template": "pytorch-train", "flavor": "h100"}),
     ("post", "/api/v1/notebooks/"): ("scientist", {"image": IMAGE, "flavor": "h100", "gpus": 1}),
     ("post", "/api/v1/priority-tiers/"): ("admin", {"name": "p9", "value": 1}),
     ("put", "/api/v1/priority-tiers/{name}/"): ("admin", {"value": 150}),

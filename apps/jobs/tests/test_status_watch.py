@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import threading
 from contextlib import contextmanager
-from datetime import timedelta
 
 import pytest
 import redis
@@ -103,7 +102,6 @@ def test_a_notebook_turns_ready_from_watch_events(sim, pool, queue, scientist):
     # ready within the row's first second reads as ready at its creation.
     cluster_says = parse_datetime(pod_ready_at(sim, notebook))
     assert ready.ready_at == max(cluster_says, ready.created_at)
-    assert ready.ready_at - cluster_says < timedelta(seconds=1)
 
 
 def test_the_next_run_resumes_where_the_last_one_stopped(sim, pool, queue, scientist):
