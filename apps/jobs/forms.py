@@ -9,7 +9,15 @@ from apps.accounts.services import MAX_DAYS as TOKEN_MAX_DAYS
 from apps.accounts.services import MIN_DAYS as TOKEN_MIN_DAYS
 from apps.accounts.services import NAME_MAX_LENGTH as TOKEN_NAME_MAX_LENGTH
 from apps.jobs.models import InteractivePool, JobTemplate, NotebookImage, NotebookProfile
-from apps.queues.models import Membership, PriorityTier, ResourceFlavor
+from apps.jobs.services.jobs import submittable_flavors
+from apps.queues.models import Membership, PriorityTier
+
+
+def _flavor_choices(offered: dict[str, list[str]]) -> list:
+    """One team: its flavors; several: a group per team, so the choice shows whose quota."""
+    if len(offered) == 1:
+        return [(name, name) for name in next(iter(offered.values()))]
+    return [(team, [(name, name) for name in names]) for team, names in offered.items() if names]
 
 
 def _teams(user) -> list[tuple[str, str]]:
@@ -86,7 +94,8 @@ class JobForm(forms.Form):
         super().__init__(*args, **kwargs)
         templates = JobTemplate.objects.filter(is_enabled=True)
         self.fields["template"].choices = [(t.name, t.name) for t in templates]
-        self.fields["flavor"].choices = [(f.name, f.name) for f in ResourceFlavor.objects.all()]
+        self.fields["flavor"].choices = _flavor_choices(submittable_flavors(user))
+        self.fields["flavor"].help_text = "Only flavors your team's queue has GPU quota for."
         tiers = tiers if tiers is not None else PriorityTier.objects.all()
         self.fields["priority_tier"].choices = [(t.name, str(t)) for t in tiers]
         self.fields["team"].choices = _teams(user)

@@ -34,7 +34,7 @@ from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.status import WorkLost, work_lost
 from apps.notifications.choices import NotificationKind
 from apps.notifications.services import notify
-from apps.queues.models import PriorityTier, Queue
+from apps.queues.models import Membership, PriorityTier, Queue
 from core import permissions
 from core.audit import AuditAction
 from core.dates import clamped
@@ -91,6 +91,27 @@ def _gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
             field="flavor",
         )
     return gpu[0], covered
+
+
+def submittable_flavors(user) -> dict[str, list[str]]:
+    """Per team of ``user``, the flavors a job may ask for: GPU quota in the team's queue.
+
+    The queue is the one a submission without a queue name goes to (``_queue``), and the
+    order is Kueue's: the queue's flavor order.
+    """
+    teams = Membership.objects.filter(user=user).select_related("team").order_by("team__slug")
+    offered = {}
+    for membership in teams:
+        queue = (
+            Queue.objects.filter(team=membership.team).prefetch_related("quotas__flavor").first()
+        )
+        names = (
+            [q.flavor.name for q in queue.quotas.all() if q.resource not in NON_GPU]
+            if queue
+            else []
+        )
+        offered[membership.team.slug] = list(dict.fromkeys(names))
+    return offered
 
 
 def allowed_tiers(user, team) -> list[PriorityTier]:
