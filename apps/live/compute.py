@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
-from apps.queues.quantity import format_units, observed_units
+from apps.queues.quantity import format_amount, observed_units
 from informer import objects as o
 from informer import workload as wl
 from informer.objects import condition
@@ -204,7 +204,7 @@ def workload_row(workload: dict, cq: str, position: int | None) -> dict:
         "state": state,
         "position": position if state == PENDING else None,
         "waiting_reason": waiting.message if waiting else "",
-        "requests": {k: format_units(v) for k, v in sorted(requests(workload).items())},
+        "requests": {k: format_amount(k, v) for k, v in sorted(requests(workload).items())},
         "flavors": flavors_by_pod_set(workload),
     }
 
@@ -277,7 +277,7 @@ def _queue_row(cq: dict, cells: list[QuotaCell], lent_now: dict, listed: list[di
     pending_demand: dict[str, Decimal] = defaultdict(lambda: ZERO)
     for w in waiting:
         for resource, amount in w["requests"].items():
-            pending_demand[resource] += quantity_value(amount)  # our own format_units text
+            pending_demand[resource] += quantity_value(amount)  # our own format_amount text
     return {
         "name": _meta(cq).get("name", ""),
         "cohort": cells[0].cohort if cells else ((cq.get("spec") or {}).get("cohortName") or ""),
@@ -287,7 +287,7 @@ def _queue_row(cq: dict, cells: list[QuotaCell], lent_now: dict, listed: list[di
         "reserving_workloads": int(status.get("reservingWorkloads") or 0),
         "admitted_workloads": int(status.get("admittedWorkloads") or 0),
         "flavors": [_cell_row(c, lent_now) for c in cells],
-        "pending_requests": {k: format_units(v) for k, v in sorted(pending_demand.items())},
+        "pending_requests": {k: format_amount(k, v) for k, v in sorted(pending_demand.items())},
         "admitted": sorted(
             (w for w in listed if w["state"] != PENDING), key=lambda w: (w["created"], w["name"])
         ),
@@ -300,10 +300,10 @@ def _cell_row(cell: QuotaCell, lent_now: dict) -> dict:
     return {
         "flavor": cell.flavor,
         "resource": cell.resource,
-        "nominal": format_units(cell.nominal),
-        "in_use": format_units(cell.in_use),
-        "borrowed": format_units(cell.borrowed),
-        "lent": format_units(lent_amount.quantize(Decimal("0.01")).normalize()),
+        "nominal": format_amount(cell.resource, cell.nominal),
+        "in_use": format_amount(cell.resource, cell.in_use),
+        "borrowed": format_amount(cell.resource, cell.borrowed),
+        "lent": format_amount(cell.resource, lent_amount.quantize(Decimal("0.01")).normalize()),
     }
 
 

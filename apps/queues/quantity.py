@@ -20,6 +20,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "QuantityError",
+    "format_amount",
     "format_units",
     "is_whole_device",
     "observed_units",
@@ -47,6 +48,24 @@ def format_units(value: Decimal) -> str:
     if value == value.to_integral_value():
         return str(int(value))
     return format(value.normalize(), "f")
+
+
+BYTE_RESOURCES = ("memory", "ephemeral-storage")
+BINARY_SUFFIXES = (("Pi", 1024**5), ("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+
+
+def format_amount(resource: str, value: Decimal) -> str:
+    """An amount of ``resource`` as people read it and Kubernetes parses it, exactly.
+
+    Bytes take the largest binary suffix that divides them (549755813888 → 512Gi,
+    1610612736 → 1536Mi); a value no suffix divides stays in bytes. Other resources
+    are plain units (``format_units``).
+    """
+    if resource in BYTE_RESOURCES and value == value.to_integral_value() and value > 0:
+        for suffix, size in BINARY_SUFFIXES:
+            if value % size == 0:
+                return f"{int(value) // size}{suffix}"
+    return format_units(value)
 
 
 def observed_units(value, *, where: str, reader: str) -> Decimal | None:

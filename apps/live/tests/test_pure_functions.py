@@ -5,6 +5,7 @@ from decimal import Decimal
 from prometheus_client import REGISTRY
 
 from apps.live import compute, story
+from apps.queues.quantity import format_amount
 
 
 def cq(name, cohort, nominal, used, borrowed, lending_limit=None, flavor="h100"):
@@ -205,3 +206,17 @@ def test_the_preemptors_named_come_from_the_condition_and_the_events():
     other = MESSAGE.replace(PREEMPTOR_UID, "another-uid")
     events = [{"reason": "Preempted", "message": other}, {"reason": "Admitted", "message": "ok"}]
     assert story.named_preemptors(victim, events) == {PREEMPTOR_UID, "another-uid"}
+
+
+def test_memory_is_shown_with_the_largest_binary_suffix_that_is_exact():
+    """2 pods × 256Gi = 512Gi = 549755813888 bytes; 1.5Gi per pod × 2 = 3Gi; 1536Mi alone
+    is 1.5Gi, which no suffix states exactly above Mi; 1000 bytes stays 1000."""
+    job = workload("j")
+    asked = job["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]
+    asked["requests"]["memory"] = "256Gi"
+    row = compute.workload_row(job, "a", None)
+    assert row["requests"] == {"memory": "512Gi", "nvidia.com/gpu": "16"}
+    assert format_amount("memory", Decimal(2 * 1536 * 1024**2)) == "3Gi"
+    assert format_amount("memory", Decimal(1536 * 1024**2)) == "1536Mi"
+    assert format_amount("ephemeral-storage", Decimal(1000)) == "1000"
+    assert format_amount("nvidia.com/gpu", Decimal(1024)) == "1024"
