@@ -98,10 +98,12 @@ def cost_breakdown(report: dict) -> dict:
     return empty_unless_drawn(spec, "No costs this week.")
 
 
-def trend(weeks: list[tuple[str, dict]]) -> dict:
+def trend(weeks: list[tuple[str, dict]], so_far: dict[str, str] | None = None) -> dict:
     """GPU-hours and p95 waits per week in the viewer's scope (``scope_of``); a line with
-    no value in any week is left out, so every legend entry is drawn."""
-    x = [w for w, _ in weeks]
+    no value in any week is left out, so every legend entry is drawn. A week in progress
+    (``so_far``: week → "so far (60 h of 168)") says so on its axis label."""
+    so_far = so_far or {}
+    x = [f"{w} {so_far[w]}" if so_far.get(w) else w for w, _ in weeks]
 
     def line(name: str, values: list, axis_id: str = "y") -> dict:
         return {"type": "scatter", "mode": "lines+markers", "name": name, "x": x,

@@ -117,24 +117,30 @@ def trend(request: HttpRequest) -> HttpResponse:
     if latest is None:
         return _empty(request)
     teams = team_slugs(request.user)
-    stored = dict(
-        WeeklyReport.objects.filter(week__in=previous_weeks(latest, TREND_WEEKS)).values_list(
-            "week", "totals"
-        )
-    )
-    weeks = [(w, scoped_totals(stored[w], teams)) for w in sorted(stored)]
+    stored = {
+        week: (totals, {"period": covered})
+        for week, totals, covered in WeeklyReport.objects.filter(
+            week__in=previous_weeks(latest, TREND_WEEKS)
+        ).values_list("week", "totals", "data__period")
+    }
+    weeks = [(w, scoped_totals(stored[w][0], teams)) for w in sorted(stored)]
+    so_far = {w: period.so_far(stored[w][1]) for w in stored}
     built_at = WeeklyReport.objects.filter(week=latest).values_list("built_at", flat=True).get()
     context = {
         "wait_headings": [heading for heading, _ in charts.trend_wait_columns(weeks)],
-        "rows": trend_rows(weeks),
+        "rows": trend_rows(weeks, so_far),
         "scope_teams": None if teams is None else sorted(teams),
-        "chart": charts.trend(weeks),
+        "chart": charts.trend(weeks, so_far),
         "stamp": build_stamp(latest, built_at),
     }
     return render(request, "reports/trend.html", context)
 
 
-def trend_rows(weeks: list[tuple[str, dict]]) -> list[tuple[str, dict, list]]:
-    """(week, totals, that week's p95 waits in ``charts.trend_wait_columns`` order) per row."""
+def trend_rows(weeks: list[tuple[str, dict]], so_far: dict[str, str]) -> list[tuple]:
+    """(week, "so far …" or "", totals, that week's p95 waits in
+    ``charts.trend_wait_columns`` order) per row."""
     columns = [values for _, values in charts.trend_wait_columns(weeks)]
-    return [(week, t, [values[i] for values in columns]) for i, (week, t) in enumerate(weeks)]
+    return [
+        (week, so_far.get(week, ""), t, [values[i] for values in columns])
+        for i, (week, t) in enumerate(weeks)
+    ]

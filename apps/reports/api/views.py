@@ -7,6 +7,7 @@ from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from apps.reports import period
 from apps.reports.models import WeeklyReport
 from apps.reports.views import scoped_report, team_slugs
 from apps.reports.visibility import scoped_totals
@@ -26,7 +27,7 @@ TREND = {
     "type": "array",
     "items": {
         "type": "object",
-        "required": ["week", "visible_gpu_hours", "by_team", "scope"],
+        "required": ["week", "visible_gpu_hours", "by_team", "scope", "period"],
         "properties": {
             "week": {"type": "string"},
             "visible_gpu_hours": {"type": "number"},
@@ -39,6 +40,15 @@ TREND = {
             "wait_p95_by_team": {
                 "type": "object",
                 "additionalProperties": {"type": "number", "nullable": True},
+            },
+            "period": {
+                "type": "object",
+                "required": ["covered_hours", "week_hours", "in_progress"],
+                "properties": {
+                    "covered_hours": {"type": "number"},
+                    "week_hours": {"type": "number"},
+                    "in_progress": {"type": "boolean"},
+                },
             },
         },
     },
@@ -63,5 +73,10 @@ class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=False)
     def trend(self, request):
         teams = team_slugs(request.user)
-        rows = self.get_queryset().values_list("week", "totals")[:52]
-        return Response([{"week": w, **scoped_totals(t, teams)} for w, t in reversed(rows)])
+        rows = self.get_queryset().values_list("week", "totals", "data__period")[:52]
+        return Response(
+            [
+                {"week": w, **scoped_totals(t, teams), "period": period.of({"period": covered})}
+                for w, t, covered in reversed(rows)
+            ]
+        )

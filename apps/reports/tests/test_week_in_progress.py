@@ -100,3 +100,20 @@ def test_usage_so_far_decays_from_the_build_not_from_the_weeks_end():
     #   = 2 × 242.3728 × (1 − 0.9516952) = 2 × 11.70778 = 23.416 GPU-h
     # (from the week's end, 108 h later, it would be 2^(−108/168) = 0.64044 × that: 14.996).
     assert decayed == pytest.approx(23.416, abs=0.001)
+
+
+def test_the_trend_labels_the_week_in_progress_so_far(four_idle_gpus, client, admin):
+    services.build_weekly_report("2026-W48", now=AFTER_THE_WEEK)
+    services.build_weekly_report(WEEK, now=WEDNESDAY_NOON)
+    client.force_login(admin)
+    page = client.get("/reports/trend/").content.decode()
+    # W48 is over; W49 was built on Wednesday 12:00: 60 h of its 168.
+    assert page.count("data-so-far") == 1 and "so far (60 h of 168)</span>" in page
+    assert '"2026-W48", "2026-W49 so far (60 h of 168)"' in page
+    rows = api_as(admin).get("/api/v1/reports/trend/").json()
+    assert [
+        (r["week"], r["period"]["covered_hours"], r["period"]["in_progress"]) for r in rows
+    ] == [
+        ("2026-W48", 168.0, False),
+        ("2026-W49", 60.0, True),
+    ]
