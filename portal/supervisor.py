@@ -24,8 +24,8 @@ POLL_SECONDS = 0.5
 # How long each of the two stopping rounds waits before SIGKILL: Ctrl-C must leave
 # nothing running within 10 s. The first (web, worker: a worker in a long task is killed
 # at the end of it) is short, so the cluster has most of the time to save its snapshot
-# (a week's takes ~11 s on a busy 2-core machine; cut short, the last periodic one, at
-# most 30 s old, stays: its snapshots are written atomically).
+# (encoded under the store's lock without a deep copy first; cut short, the last periodic
+# one, at most 30 s old, stays: its snapshots are written atomically).
 STOP_SECONDS = 3.0
 STOP_LAST_SECONDS = 5.5
 

@@ -15,13 +15,15 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 
 
-def save(store: Store, path: str | os.PathLike[str]) -> None:
-    """Write atomically (temp file + rename) so a crash never leaves half a snapshot."""
+def save(store: Store, path: str | os.PathLike[str]) -> int:
+    """Write atomically (temp file + rename) so a crash never leaves half a snapshot;
+    returns the resourceVersion saved."""
     target = Path(path)
-    data = {"format": FORMAT_VERSION, **store.dump()}
+    rv, text = store.dump_json(format=FORMAT_VERSION)
     tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(data, sort_keys=True))
+    tmp.write_text(text)
     tmp.replace(target)
+    return rv
 
 
 def load(store: Store, path: str | os.PathLike[str]) -> bool:
@@ -49,9 +51,7 @@ class PeriodicSaver:
         self._thread.start()
 
     def save_now(self) -> None:
-        rv = self.store.resource_version
-        save(self.store, self.path)
-        self._saved_rv = rv
+        self._saved_rv = save(self.store, self.path)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
@@ -62,8 +62,10 @@ class PeriodicSaver:
                     log.exception("periodic snapshot to %s failed", self.path)
 
     def stop(self) -> None:
-        """Stop the thread and write a final snapshot."""
+        """Stop the thread and write a final snapshot, unless the last save (perhaps the
+        periodic one that was running when asked to stop) already holds everything."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        self.save_now()
+        if self.store.resource_version != self._saved_rv or not Path(self.path).exists():
+            self.save_now()
