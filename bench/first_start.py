@@ -7,7 +7,8 @@ demo week's reports are ready.
 Runs what `make run` runs after `make install` (``.venv/bin/python -m portal.embedded``)
 in the clone on its embedded defaults (SQLite and the filesystem broker under its var/),
 polls ``/healthz`` and waits for the launcher's "the demo week is ready" line, then stops
-it with SIGINT. Prints one JSON line; the load average is read at the start and the end.
+it with SIGINT (``stop_s``: until everything exited). Prints one JSON line; the load
+average is read at the start and the end.
 """
 
 from __future__ import annotations
@@ -73,10 +74,12 @@ def main() -> None:
             break
         time.sleep(0.5)
     load_end = load()
+    stopping = time.monotonic()
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGINT)
         process.wait(timeout=60)
     print(json.dumps({
+        "stop_s": round(time.monotonic() - stopping, 1),
         "portal_answers_s": round(marks.get("healthz", -1), 1),
         "week_played_s": round(marks.get(WEEK_PLAYED, -1), 1),
         "reports_ready_s": round(marks.get(READY, -1), 1),
