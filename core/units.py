@@ -59,6 +59,11 @@ def human_money(usd: float | Decimal | None) -> str:
     return f"{'−' if value < 0 else ''}${abs(value):,.2f}"
 
 
+def exact_money(usd: float | Decimal | None) -> str:
+    """The exact value for a tooltip, past the cent: ``1320.004167 USD``."""
+    return NOTHING if usd is None else f"{float(usd):.6f} USD"
+
+
 def _one_decimal(value: float) -> str:
     """``3.8``, and ``12`` rather than ``12.0``."""
     text = f"{value:.1f}"

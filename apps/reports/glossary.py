@@ -44,8 +44,19 @@ TERMS = (
          "how much of the cluster it held, busy or not.", "what-if"),
     Term("idle-reserved-cost", "Idle reserved cost",
          "For each flavor, nominal GPUs × hours covered minus GPU-hours used, never below zero, "
-         "times the flavor's price: what a team's guaranteed quota cost while unused.",
-         "weekly report"),
+         "times the flavor's price: what a team's guaranteed quota cost while unused. A what-if "
+         "counts it over the replayed period under each policy, from the replay's GPU-hours.",
+         "weekly report, what-if"),
+    Term("preemption-loss-cost", "Cost of GPU-hours lost to preemption",
+         "GPU-hours lost to preemption (as defined above) on a flavor times the flavor's price: "
+         "the work a replay threw away, in dollars, under each policy.", "what-if"),
+    Term("borrowed-cost", "Cost of borrowed GPU-hours",
+         "Borrowed GPU-hours (GPU-hours a queue ran above its nominal quota on a flavor, summed "
+         "over time) times the flavor's price, under each policy of a what-if.", "what-if"),
+    Term("whatif-cost", "Cost (what-if)",
+         "Idle reserved cost + cost of GPU-hours lost to preemption + cost of borrowed GPU-hours, "
+         "per team, now and with the draft. A flavor without a price (from OpenCost or the price "
+         "table) shows \"no price\" and is left out of every sum, which names it.", "what-if"),
     Term("lost-gpu-hours", "GPU-hours lost to preemption",
          "For each eviction, GPUs × the time since the workload's last checkpoint (or since its "
          "admission when it reported none).", "weekly report, trend, what-if"),

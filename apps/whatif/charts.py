@@ -1,7 +1,9 @@
 """Pure: the what-if's before/after picture per team, drawn by static/js/charts.js.
 
-Three panels side by side (p95 wait, GPU-hours received, preemptions), each with a bar
-for now and a hatched bar for the draft, so the two read apart without colour.
+Four panels side by side (p95 wait, GPU-hours received, preemptions, cost), each with a
+bar for now and a hatched bar for the draft, so the two read apart without colour. Cost
+is the team's money figures summed (``replay.money``: idle reserved quota, work lost to
+preemption, borrowing) at the flavors that have a price; none without one.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ PANELS = (
     ("p95_wait_s", "p95 wait (hours)", 1 / 3600),
     ("gpu_hours", "GPU-hours received", 1.0),
     ("preemptions", "preemptions", 1.0),
+    ("cost_usd", "cost ($: idle + lost + borrowed)", 1.0),
 )
 SIDES = (("current", "now", ""), ("proposed", "draft", "/"))
 
 
 def before_after(result: dict) -> dict:
-    teams = result.get("teams") or []
+    teams = _with_cost(result.get("teams") or [], result.get("money") or {})
     names = [t["team"] for t in teams]
     data, layout = (
         [],
@@ -38,6 +41,16 @@ def before_after(result: dict) -> dict:
     return empty_unless_drawn(
         {"data": data if teams else [], "layout": layout}, "No team in this replay."
     )
+
+
+def _with_cost(teams: list[dict], money: dict) -> list[dict]:
+    """Each team's sides with its ``cost_usd`` beside the wait figures (None when unknown)."""
+    costs = {row["team"]: row for row in money.get("teams") or []}
+    return [
+        {**t, **{side: {**t[side], "cost_usd": costs.get(t["team"], {}).get(side, {}).get("cost_usd")}
+                 for side, _, _ in SIDES}}
+        for t in teams
+    ]  # fmt: skip
 
 
 def _scaled(value, scale: float):

@@ -1,7 +1,7 @@
 """Adapter: the reports app's recorded history as replay input.
 
-The only module of this app that reads ``apps.reports``; a change to their tables
-should touch this file alone. Per workload it derives the work a job needs
+The only module of this app that reads the reports' history tables; a change to them
+should touch this file alone (the what-if's prices come from ``apps.reports.prices``). Per workload it derives the work a job needs
 (its last run, plus what checkpoints saved of earlier, preempted runs), its
 checkpoint interval (the shortest gap seen between a run's start and its
 checkpoints), and its first admission.

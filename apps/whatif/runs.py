@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from apps.whatif.choices import CURRENT, PROPOSED
 from apps.whatif.recorded_trace import ms
+from apps.whatif.replay.borrowing import team_nominal_gpus
 from apps.whatif.replay.contention import first_contention, is_weight_only, weight_note
 from apps.whatif.replay.engine import ReplayResult
 from apps.whatif.replay.fidelity import fidelity, fidelity_by_team, wait_noise_s
 from apps.whatif.replay.metrics import compare, team_metrics
+from apps.whatif.replay.money import money
 from apps.whatif.replay.sensitivity import (
     NUDGES,
     cluster_queue_names,
@@ -61,8 +63,11 @@ def compute_replay(run, key: str, trace: list[TraceWorkload]) -> dict:
     return replay_part(objects, trace, window_of(run)).as_dict()
 
 
-def summarize(run, replays: dict[str, object], trace: list[TraceWorkload]) -> dict:
-    """The results page's data, from the finished replays of ``run`` (key → Replay row)."""
+def summarize(
+    run, replays: dict[str, object], trace: list[TraceWorkload], prices: dict | None = None
+) -> dict:
+    """The results page's data, from the finished replays of ``run`` (key → Replay row);
+    ``prices``: flavor → the report's ``Price`` (none given: every flavor unpriced)."""
     plan, window = replay_plan(run), window_of(run)
     parts = {key: ReplayResult.from_dict(window, row.result) for key, row in replays.items()}
 
@@ -89,7 +94,20 @@ def summarize(run, replays: dict[str, object], trace: list[TraceWorkload]) -> di
         "workloads": sum(m["workloads"] for m in current.values()),
         "trees": len(plan.groups),
         "replay_seconds": {k: r.seconds for k, r in replays.items()},
+        "money": money_of(run, replayed, combine(plan, PROPOSED, parts, window), prices or {}),
     }
+
+
+def money_of(run, current: ReplayResult, proposed: ReplayResult, prices: dict) -> dict:
+    """Idle reserved quota, lost work and borrowing of both sides, priced (``replay.money``)."""
+    nominal = (team_nominal_gpus(run.policies[CURRENT]), team_nominal_gpus(run.policies[PROPOSED]))
+    usd = {flavor: price.usd_per_gpu_hour for flavor, price in prices.items()}
+    figures = money(current.by_flavor, proposed.by_flavor, nominal, usd, window_of(run).hours)
+    rows = [
+        {"flavor": flavor, "usd_per_gpu_hour": price.usd_per_gpu_hour, "source": price.source}
+        for flavor, price in sorted(prices.items())
+    ]
+    return {**figures, "prices": rows}
 
 
 def weights_of(run, trace: list[TraceWorkload]) -> dict | None:

@@ -19,6 +19,7 @@ from celery import group, shared_task
 from django.conf import settings
 from django.dispatch import receiver
 
+from apps.reports.prices import window_prices
 from apps.whatif import heartbeat, recorded_trace, runs, services
 from apps.whatif.choices import ReplayStatus, RunStatus
 from apps.whatif.models import WhatIfRun
@@ -84,7 +85,8 @@ def finish_whatif_task(run_id: int) -> None:
     if any(r.status != ReplayStatus.DONE for r in rows.values()):
         services.fail_whatif(run, "not every replay finished")
         return
-    services.finish_whatif(run, runs.summarize(run, rows, _trace_of(run)))
+    prices = window_prices(run.window_start, run.window_end)
+    services.finish_whatif(run, runs.summarize(run, rows, _trace_of(run), prices))
 
 
 @shared_task(soft_time_limit=60, ignore_result=True)

@@ -14,6 +14,7 @@ from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
 from apps.whatif import charts, services
 from apps.whatif.models import WhatIfRun
+from apps.whatif.money_table import money_rows
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
@@ -76,9 +77,10 @@ def run_list(request: HttpRequest) -> HttpResponse:
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run_or_404(request, pk)
     chart = charts.before_after(run.result) if run.result else None
-    return render(
-        request, "whatif/run_detail.html", {"run": run, "result": run.result, "chart": chart}
-    )
+    money = (run.result or {}).get("money")
+    context = {"run": run, "result": run.result, "chart": chart, "money": money,
+               "money_rows": money_rows(money) if money else []}  # fmt: skip
+    return render(request, "whatif/run_detail.html", context)
 
 
 @login_required

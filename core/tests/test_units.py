@@ -66,5 +66,11 @@ def test_the_page_filters_put_the_exact_value_in_a_tooltip():
     html = template.render({"w": 324915, "m": 549755813888, "c": 510, "n": None})
     assert html == (
         '<span title="324915 s">3.8 d</span> '
-        '<span title="549,755,813,888 bytes">512 Gi</span> $510.00 –'
+        '<span title="549,755,813,888 bytes">512 Gi</span> '
+        '<span title="510.000000 USD">$510.00</span> –'
     )
+
+
+def test_money_has_its_exact_value_past_the_cent():
+    assert units.exact_money(2.5 * 8 / 3) == "6.666667 USD"
+    assert units.exact_money(None) == "–"

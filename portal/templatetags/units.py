@@ -1,5 +1,5 @@
 """``{{ seconds|duration }}``, ``{{ bytes|binary_bytes }}``, ``{{ usd|money }}``: see
-``core.units``. Durations and bytes carry their exact value in a tooltip (``title``).
+``core.units``. Each carries its exact value in a tooltip (``title``).
 
 A builtin of the template engine (``TEMPLATES`` in settings), so no template loads it.
 """
@@ -32,4 +32,6 @@ def binary_bytes(count) -> str:
 
 @register.filter
 def money(usd) -> str:
-    return units.human_money(None if usd == "" else usd)
+    if usd is None or usd == "":
+        return units.NOTHING
+    return format_html('<span title="{}">{}</span>', units.exact_money(usd), units.human_money(usd))

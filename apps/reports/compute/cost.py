@@ -60,10 +60,17 @@ def _team_row(team, hours, nominal, used: float, week: WeekInput) -> dict:
     }
 
 
+def idle_gpu_hours(nominal_gpus: float, hours: float, used_gpu_hours: float) -> float:
+    """Reserved GPU-hours (nominal × hours) less the GPU-hours run on the flavor, over the
+    whole period; never below zero (a team that ran more than it reserved left none idle)."""
+    return max(0.0, nominal_gpus * hours - used_gpu_hours)
+
+
 def _idle_row(team: str, flavor: str, hours, nominal, week: WeekInput) -> dict:
     price = week.prices.get(flavor)
-    reserved = nominal.get((team, flavor), 0.0) * week.covered_hours
-    idle = max(0.0, reserved - hours.get((team, flavor), 0.0))
+    gpus = nominal.get((team, flavor), 0.0)
+    reserved = gpus * week.covered_hours
+    idle = idle_gpu_hours(gpus, week.covered_hours, hours.get((team, flavor), 0.0))
     return {
         "flavor": flavor,
         "reserved_gpu_hours": reserved,

@@ -17,7 +17,8 @@ from apps.reports.compute import report as assemble
 from apps.reports.compute import waits
 from apps.reports.compute.records import Price, WeekInput
 from apps.reports.gaps import gap
-from apps.reports.models import GpuPrice, WeeklyReport, WorkloadRecord
+from apps.reports.models import WeeklyReport, WorkloadRecord
+from apps.reports.prices import flavor_prices
 from apps.reports.services.usage import store_usage
 from core import opencost, prometheus
 
@@ -104,9 +105,7 @@ def _range(data: WeekInput) -> tuple[datetime, datetime]:
 
 
 def _prices(fresh: dict[str, float], data: WeekInput, gaps: list[dict]) -> dict[str, Price]:
-    prices = {f: Price(float(p), "price-table") for f, p in
-              GpuPrice.objects.values_list("flavor__name", "usd_per_gpu_hour")}  # fmt: skip
-    prices.update({f: Price(p, "opencost") for f, p in fresh.items()})
+    prices = flavor_prices(fresh)
     used = {r.flavor for r in data.runs} | {q.flavor for q in data.quotas}
     missing = sorted(f for f in used if f and f not in prices)
     if missing:

@@ -19,9 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.whatif.replay.borrowing import BorrowMeter
 from apps.whatif.replay.gcpause import cyclic_gc_paused
 from apps.whatif.replay.manifests import arrivals, on_grid
-from apps.whatif.replay.trace import TraceWorkload, Window
+from apps.whatif.replay.trace import TraceWorkload, Window, is_gpu
 from kueuemodel import NEXT_INSTANT_MS, REQUEUE_BATCH_MS, Simulation
 
 POD_STOP_MS = 1000
@@ -45,13 +46,20 @@ class WorkloadOutcome:
     lost_gpu_ms: int = 0
 
 
+FlavorUse = dict[str, dict[str, list[float]]]
+"""team → flavor → [GPU-ms run in the window, GPU-ms lost to preemption, GPU-ms borrowed in
+the window]; lost work counts as ``WorkloadOutcome.lost_gpu_ms`` does, for every preemption."""
+USED, LOST, BORROWED = 0, 1, 2
+
+
 @dataclass
 class ReplayResult:
-    """Per-workload outcomes and GPU time used inside the window, per team."""
+    """Per-workload outcomes and GPU time used inside the window, per team (and flavor)."""
 
     window: Window
     outcomes: dict[str, WorkloadOutcome] = field(default_factory=dict)
     gpu_ms_by_team: dict[str, float] = field(default_factory=dict)
+    by_flavor: FlavorUse = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """Compact and JSON-safe: ``{key: [first admit ms, preemptions, lost GPU-ms]}``."""
@@ -59,12 +67,17 @@ class ReplayResult:
             key: [o.first_admit_ms, o.preemptions, o.lost_gpu_ms]
             for key, o in self.outcomes.items()
         }
-        return {"outcomes": outcomes, "gpu_ms_by_team": dict(self.gpu_ms_by_team)}
+        return {
+            "outcomes": outcomes,
+            "gpu_ms_by_team": dict(self.gpu_ms_by_team),
+            "by_flavor": self.by_flavor,
+        }
 
     @classmethod
     def from_dict(cls, window: Window, data: dict[str, Any]) -> ReplayResult:
         outcomes = {key: WorkloadOutcome(*values) for key, values in data["outcomes"].items()}
-        return cls(window, outcomes, dict(data["gpu_ms_by_team"]))
+        # Replays stored before flavors were counted have none: their runs show no money.
+        return cls(window, outcomes, dict(data["gpu_ms_by_team"]), data.get("by_flavor", {}))
 
     @classmethod
     def merged(cls, window: Window, parts: list[ReplayResult]) -> ReplayResult:
@@ -74,7 +87,15 @@ class ReplayResult:
             result.outcomes.update(part.outcomes)
             for team, used in part.gpu_ms_by_team.items():
                 result.gpu_ms_by_team[team] = result.gpu_ms_by_team.get(team, 0.0) + used
+            for team, flavors in part.by_flavor.items():
+                for flavor, figures in flavors.items():
+                    for index, value in enumerate(figures):
+                        result.add_flavor_use(team, flavor, index, value)
         return result
+
+    def add_flavor_use(self, team: str, flavor: str, index: int, gpu_ms: float) -> None:
+        figures = self.by_flavor.setdefault(team, {}).setdefault(flavor, [0.0, 0.0, 0.0])
+        figures[index] += gpu_ms
 
 
 class _Ledger(list):
@@ -85,8 +106,12 @@ class _Ledger(list):
     a week of transitions costs no memory.
     """
 
-    def __init__(self, trace: list[TraceWorkload], result: ReplayResult, grid_ms: int):
+    def __init__(
+        self, trace: list[TraceWorkload], result: ReplayResult, grid_ms: int, meter: BorrowMeter
+    ):
         super().__init__()
+        self.meter = meter
+        self.run_gpus: dict[str, tuple[str, dict[str, float]]] = {}  # key → (queue, flavor → GPUs)
         self.grid_ms = grid_ms
         self.by_key = {wl.key: wl for wl in trace}
         self.gpus = {wl.key: wl.gpus for wl in trace}  # a property: summed once, not per run
@@ -95,12 +120,13 @@ class _Ledger(list):
         self.run_start: dict[str, int] = {}
 
     def append(self, item: tuple[int, str, Any, str]) -> None:
-        at, kind, engine_wl, _cq = item
+        at, kind, engine_wl, cq = item
         record = self.by_key.get(engine_wl.key)
         if record is None:
             return
         if kind == "admit":
             self._admit(engine_wl.key, at)
+            self._start_gpus(engine_wl, cq, at)
         elif kind in ("evict", "finish"):
             self._end_run(record, at, engine_wl, preempted=kind == "evict")
 
@@ -117,6 +143,10 @@ class _Ledger(list):
         if start is None:
             return
         self._use(key, record.team, start, at)
+        queue, flavors = self.run_gpus.pop(key, ("", {}))
+        for flavor, gpus in flavors.items():
+            self.meter.change(at, queue, flavor, -gpus)
+            self._use_flavor(record.team, flavor, gpus, start, at)
         if preempted:
             ran = at - start
             saved = (
@@ -129,6 +159,24 @@ class _Ledger(list):
             outcome = self.result.outcomes[key]
             outcome.preemptions += 1
             outcome.lost_gpu_ms += (ran - saved) * self.gpus[key]
+            for flavor, gpus in flavors.items():
+                self.result.add_flavor_use(record.team, flavor, LOST, (ran - saved) * gpus)
+
+    def _start_gpus(self, engine_wl: Any, queue: str, at: int) -> None:
+        """The GPUs of each flavor the admission gave the run, as the borrow meter sees them."""
+        flavors: dict[str, float] = {}
+        for (flavor, resource), milli in engine_wl.admission.usage().items():
+            if is_gpu(resource):
+                flavors[flavor] = flavors.get(flavor, 0.0) + milli / 1000
+        self.run_gpus[engine_wl.key] = (queue, flavors)
+        for flavor, gpus in flavors.items():
+            self.meter.change(at, queue, flavor, gpus)
+
+    def _use_flavor(self, team: str, flavor: str, gpus: float, start: int, end: int) -> None:
+        window = self.result.window
+        inside = min(end, window.end_ms) - max(start, window.start_ms)
+        if inside > 0:
+            self.result.add_flavor_use(team, flavor, USED, inside * gpus)
 
     def _use(self, key: str, team: str, start: int, end: int) -> None:
         window = self.result.window
@@ -140,7 +188,14 @@ class _Ledger(list):
     def close(self, at: int) -> None:
         """Runs still going when the replay stops count up to ``at``."""
         for key, start in self.run_start.items():
-            self._use(key, self.by_key[key].team, start, at)
+            team = self.by_key[key].team
+            self._use(key, team, start, at)
+            for flavor, gpus in self.run_gpus.get(key, ("", {}))[1].items():
+                self._use_flavor(team, flavor, gpus, start, at)
+        self.meter.close(at)
+        for team, flavors in self.meter.borrowed_ms.items():
+            for flavor, gpu_ms in flavors.items():
+                self.result.add_flavor_use(team, flavor, BORROWED, gpu_ms)
 
 
 def replay(
@@ -170,7 +225,7 @@ def replay(
         # measured against the real Kueue with fair sharing off only, so only there.
         victim_return_ms=0 if _fair_sharing(objects) else NEXT_INSTANT_MS,
     )
-    ledger = _Ledger(trace, result, grid_ms)
+    ledger = _Ledger(trace, result, grid_ms, BorrowMeter(objects, window))
     sim.cluster.history = ledger
     with cyclic_gc_paused():
         _arrive_after_each_instant(sim, arrivals(trace, grid_ms), window.end_ms)

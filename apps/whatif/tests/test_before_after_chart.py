@@ -38,3 +38,22 @@ def test_the_draft_reads_apart_without_colour_and_is_listed_once():
 def test_a_replay_without_teams_says_so():
     spec = charts.before_after({"teams": []})
     assert spec["data"] == [] and spec["layout"]["annotations"][0]["text"].startswith("No team")
+
+
+def test_the_cost_panel_shows_each_teams_money_and_none_without_a_price():
+    money = {
+        "teams": [
+            {"team": "nlp", "current": {"cost_usd": 90.0}, "proposed": {"cost_usd": 70.0}},
+            {"team": "vision", "current": {"cost_usd": None}, "proposed": {"cost_usd": None}},
+        ]
+    }
+    spec = charts.before_after({**RESULT, "money": money})
+    cost = {t["name"]: t["y"] for t in spec["data"] if t["yaxis"] == "y4"}
+    assert cost == {"now": [90.0, None], "draft": [70.0, None]}
+    assert spec["layout"]["yaxis4"]["title"]["text"].startswith("cost ($")
+
+
+def test_a_run_stored_without_money_draws_an_empty_cost_panel():
+    spec = charts.before_after(RESULT)
+    cost = {t["name"]: t["y"] for t in spec["data"] if t["yaxis"] == "y4"}
+    assert cost == {"now": [None, None], "draft": [None, None]}

@@ -49,6 +49,9 @@ def test_tree_by_tree_gives_every_workload_the_whole_replays_outcome():
     assert sum(o.preemptions for o in whole.outcomes.values()) > 0
     assert _outcomes(split) == _outcomes(whole)
     assert split.gpu_ms_by_team == whole.gpu_ms_by_team
+    # Borrowing happens inside a tree, so each tree's meter sees all of it.
+    assert split.by_flavor == whole.by_flavor
+    assert any(f[2] for flavors in whole.by_flavor.values() for f in flavors.values())
 
 
 def test_it_replays_only_the_trees_a_draft_changes():
