@@ -10,14 +10,30 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from apps.live import read
+from apps.queues.cohort_tree import teams_tree, whole_tree
+from apps.queues.models import Team
+from apps.queues.reconcile.desired import load_state
+from core.permissions import is_admin
 
 
 @login_required
 def live_queues(request: HttpRequest) -> HttpResponse:
     # Polling faster than the shared cache expires would only fetch the same snapshot.
     every = max(2, math.ceil(settings.QM_LIVE_CACHE_SECONDS))
-    context = {"live": read.live_queues(request.user), "refresh_seconds": every}
+    context = {
+        "live": read.live_queues(request.user),
+        "refresh_seconds": every,
+        "cohort_tree": _cohort_tree(request.user),
+    }
     return render(request, "live/queues.html", context)
+
+
+def _cohort_tree(user) -> dict:
+    """The whole tree for admins; the trees holding the viewer's teams' queues otherwise."""
+    if is_admin(user):
+        return whole_tree(load_state())
+    teams = set(Team.objects.filter(memberships__user=user).values_list("slug", flat=True))
+    return teams_tree(load_state(), teams, "None of your teams has a queue with GPU quota.")
 
 
 @login_required
