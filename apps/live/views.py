@@ -8,8 +8,10 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from apps.live import read
+from apps.live.recorded_lifeline import recorded_figure
 from apps.queues.cohort_tree import teams_tree, whole_tree
 from apps.queues.models import Team
 from apps.queues.reconcile.desired import load_state
@@ -39,5 +41,8 @@ def _cohort_tree(user) -> dict:
 @login_required
 def workload(request: HttpRequest, namespace: str, name: str) -> HttpResponse:
     answer = read.workload_detail(request.user, namespace, name)
-    context = {"live": answer, "w": answer["workload"], "namespace": namespace, "name": name}
+    found = answer["workload"]
+    context = {"live": answer, "w": found, "namespace": namespace, "name": name}
+    if found:
+        context["timeline"] = recorded_figure(found["uid"], timezone.now())
     return render(request, "live/workload.html", context)
