@@ -10,8 +10,8 @@ from core.charts import axis, empty_unless_drawn
 
 PANELS = (
     ("p95_wait_s", "p95 wait (hours)", 1 / 3600),
-    ("gpu_hours", "GPU-hours received", 1.0),
-    ("preemptions", "preemptions", 1.0),
+    ("gpu_hours", "received (GPU-hours)", 1.0),
+    ("preemptions", "preemptions (count)", 1.0),
 )
 SIDES = (("current", "now", ""), ("proposed", "draft", "/"))
 
