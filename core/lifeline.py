@@ -104,8 +104,8 @@ def figure(line: Lifeline) -> dict:
     rows = len(data)
     layout = {
         "xaxis": axis("time (UTC)", type="date"),
-        "yaxis": axis("phase", type="category", autorange="reversed"),
-        "margin": {"t": 30, "l": 10},
+        "yaxis": axis("phase", type="category", autorange="reversed", automargin=True),
+        "margin": {"t": 30},
         "height": 120 + 50 * rows,
         "showlegend": True,
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},

@@ -46,8 +46,8 @@ def queue_bars(queue: dict) -> dict:
     layout = {
         "barmode": "group",
         "xaxis": axis("GPUs (count)", rangemode="tozero"),
-        "yaxis": axis("flavor · resource", type="category", autorange="reversed"),
-        "margin": {"t": 40, "l": 10},
+        "yaxis": axis("flavor · resource", type="category", autorange="reversed", automargin=True),
+        "margin": {"t": 40},
         "height": 160 + 110 * rows,
         "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
     }
