@@ -7,40 +7,56 @@ point, every axis a title, every axis of values its unit; a screenshot of each p
 to test-artifacts/.
 """
 
-from datetime import timedelta
+import copy
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.utils import timezone
 
 from apps.jobs.choices import JobEventKind
-from apps.jobs.models import JobEvent
+from apps.jobs.models import JobEvent, Notebook
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.queues.reconcile.desired import load_state
+from apps.reports import services
 from apps.whatif.policies import policy_objects
+from testkit import history
 from testkit.history_traces import history_trace, record_history
 from testkit.live_jobs import kubectl_job, wait_for_state
+from testkit.workloads import preemption_message
 from tests.e2e.browser import check_charts, sign_in
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-REPORT_CHARTS = {"cdf-chart", "usage-chart", "cost-chart"}
+REPORT_CHARTS = {"cdf-chart", "usage-chart", "loss-chart", "pairs-chart", "cost-chart"}
+HOUR = 3600.0
 
 
-def this_week() -> str:
-    year, week, _ = timezone.now().isocalendar()
-    return f"{year}-W{week:02d}"
+def preemption(anchor: float) -> tuple[list, list]:
+    """nlp's boss preempts vision's victim 2 h after the victim was admitted."""
+    victim = history.life("victim", "team-vision", created=anchor, admitted=anchor + 60,
+                          ended=None, gpus=4)  # fmt: skip
+    evicted = copy.deepcopy(victim[-1][1])
+    evicted["status"]["conditions"] += [
+        {"type": kind, "status": "True", "reason": reason, "lastTransitionTime":
+         history.iso(anchor + 2 * HOUR), "message": preemption_message("uid-boss")}
+        for kind, reason in (("Evicted", "Preempted"), ("Preempted", "InCohortReclamation"))
+    ]  # fmt: skip
+    boss = history.life("boss", "team-nlp", created=anchor + HOUR, admitted=anchor + 2 * HOUR,
+                        ended=anchor + 4 * HOUR, queue="nlp", gpus=4)  # fmt: skip
+    return [*victim, ("MODIFIED", evicted)], boss
 
 
 @pytest.fixture
 def recorded_week(queue, other_queue, settings):
-    """Two days of both teams' work through the admission engine, and this week's report."""
-    from apps.reports import services
-
+    """Two days of both teams' work through the admission engine and a preemption, all in
+    the week of six hours ago, and that week's report."""
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
     settings.QM_KUEUE_FAIR_SHARING = True
     record_history(policy_objects(load_state(), fair_sharing=True), history_trace(days=2))
-    week = this_week()
-    services.build_weekly_report(week)
-    return week
+    anchor = timezone.now().timestamp() - 6 * HOUR
+    history.record(*preemption(anchor))
+    year, week, _ = datetime.fromtimestamp(anchor, UTC).isocalendar()
+    services.build_weekly_report(f"{year}-W{week:02d}")
+    return f"{year}-W{week:02d}"
 
 
 def test_the_weekly_report_and_the_trend_charts(page, live_server, admin, scientist, recorded_week):
@@ -72,7 +88,7 @@ def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, 
     settings.QM_LIVE_CACHE_SECONDS = 1.0
     vision = request.getfixturevalue("preempting_vision")
     kubectl_job(vision, "team-vision", "holder", queue="vision", pods=2)
-    wait_for_state(vision, "team-vision", "holder", "admitted")
+    holder = wait_for_state(vision, "team-vision", "holder", "admitted")
     kubectl_job(vision, "team-vision", "next", queue="vision", pods=1)
     wait_for_state(vision, "team-vision", "next", "pending")
 
@@ -88,6 +104,30 @@ def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, 
     assert bars["nominal quota"] == [16] and bars["in use"] == [16]
     assert bars["waiting (no flavor yet)"] == [8]
     assert found["cohort-tree-chart"]["points"] >= 1
+
+    # The holder's page draws what the recorder kept of it (the test plays the watch).
+    services.record_workload_events([("ADDED", holder), ("MODIFIED", holder)])
+    page.locator("section[data-queue=vision] table.live-admitted a").first.click()
+    page.wait_for_url(f"{live_server.url}/live/workloads/team-vision/job-holder-*/")
+    found = check_charts(page, {"timeline-chart"}, "charts-workload-timeline")
+    assert found["timeline-chart"]["points"] == 2  # queued, then admitted until now
+
+
+def test_a_notebooks_timeline(page, live_server, scientist, pool):
+    sign_in(page, live_server.url, "scientist")
+    page.goto(f"{live_server.url}/notebooks/new/")
+    page.select_option("select[name=flavor]", "h100")
+    page.click("button:has-text('Request')")
+    page.wait_for_url(f"{live_server.url}/notebooks/*/")
+    notebook = Notebook.objects.get(owner=scientist)
+    created = notebook.created_at - timedelta(minutes=90)  # a past life: 2 min queued, 1 h run
+    Notebook.objects.filter(pk=notebook.pk).update(
+        created_at=created, ready_at=created + timedelta(minutes=2),
+        ended_at=created + timedelta(minutes=62),
+    )  # fmt: skip
+    page.reload()
+    found = check_charts(page, {"timeline-chart"}, "charts-notebook-timeline")
+    assert found["timeline-chart"]["points"] == 3  # queued, admitted (ready), ended
 
 
 def test_the_cohort_tree_for_the_admin(page, live_server, admin, queue, other_queue):
