@@ -1,6 +1,7 @@
 """In a real browser, every picture where people look, as the role that looks at it: the
-weekly report (admin), the trend (scientist), a what-if result (lead), Queues now with its
-bars and cohort tree (scientist), the cohort tree (admin), a job's timeline (scientist).
+weekly report, the capacity overview and the cohort tree (admin), the trend, Queues now
+with its bars and cohort tree, a job's, a notebook's and a workload's timeline
+(scientist), a what-if result (lead).
 
 From the figure plotly.js drew (``browser.CHART_CHECK``): every legend entry has a data
 point, every axis a title, every axis of values its unit; a screenshot of each page goes
@@ -130,10 +131,14 @@ def test_a_notebooks_timeline(page, live_server, scientist, pool):
     assert found["timeline-chart"]["points"] == 3  # queued, admitted (ready), ended
 
 
-def test_the_cohort_tree_for_the_admin(page, live_server, admin, queue, other_queue):
+def test_the_cohort_tree_and_the_capacity_chart_for_the_admin(
+    page, live_server, admin, queue, other_queue
+):
     sign_in(page, live_server.url, "root")
     page.goto(f"{live_server.url}/administration/")
     check_charts(page, {"cohort-tree-chart"}, "charts-cohort-tree-admin")
+    page.goto(f"{live_server.url}/")
+    check_charts(page, {"capacity-chart"}, "charts-capacity-overview")
 
 
 def test_a_jobs_timeline(page, live_server, scientist, queue, template):
