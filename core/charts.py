@@ -13,6 +13,11 @@ def axis(title: str, **extra) -> dict:
     return {"title": {"text": title}, **extra}
 
 
+def with_values(traces: list[dict], key: str = "y") -> list[dict]:
+    """The traces with at least one value: a legend entry with nothing drawn says nothing."""
+    return [trace for trace in traces if any(v is not None for v in trace[key])]
+
+
 def empty_unless_drawn(spec: dict, message: str) -> dict:
     """``spec`` as is when a trace has a point (a treemap: a box of some size); otherwise
     a blank chart saying ``message``."""

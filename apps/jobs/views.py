@@ -8,10 +8,12 @@ from django.core.paginator import Paginator
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.jobs import services
 from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm
+from apps.jobs.lifelines import job_figure, notebook_figure
 from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
 from apps.jobs.models import BatchJob, InteractivePool, Notebook
 from apps.jobs.progress import spawn_progress
@@ -80,6 +82,7 @@ def _detail(request: HttpRequest, notebook: Notebook, renew: RenewForm | None = 
         "headroom": _pool_headroom(notebook.pool),
         "progress": spawn_progress(notebook.state, notebook.pending_reason),
         "renew_form": renew or RenewForm(notebook.pool),
+        "timeline": notebook_figure(notebook, timezone.now()),
     }
     return render(request, "jobs/notebook_detail.html", context)
 
@@ -171,7 +174,11 @@ def _job(request: HttpRequest, pk: int) -> BatchJob:
 @login_required
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job(request, pk)
-    return render(request, "jobs/job_detail.html", {"job": job, "events": job.events.all()})
+    events = list(job.events.all())
+    timeline = job_figure(events, timezone.now())
+    return render(
+        request, "jobs/job_detail.html", {"job": job, "events": events, "timeline": timeline}
+    )
 
 
 @login_required

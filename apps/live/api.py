@@ -76,6 +76,10 @@ class LiveQueueSerializer(serializers.Serializer):
         many=True, help_text="the viewer's workloads holding quota"
     )
     waiting = LiveWorkloadRowSerializer(many=True, help_text="the viewer's waiting workloads")
+    chart = serializers.DictField(
+        help_text="a Plotly figure (data, layout) of the flavors' GPUs: nominal, in use, "
+        "borrowed, lent, and what waits"
+    )
 
 
 class LiveQueuesSerializer(LiveStateSerializer):

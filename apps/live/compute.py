@@ -18,6 +18,7 @@ from informer.objects import condition
 from kueuemodel import quantity_value
 
 ZERO = Decimal(0)
+UNREADABLE = "unreadable"  # a limit that is set but cannot be read (not "no limit")
 Cell = tuple[str, str]  # (flavor, resource)
 
 
@@ -44,6 +45,7 @@ class QuotaCell:
     lending_limit: Decimal | None
     in_use: Decimal
     borrowed: Decimal
+    borrowing_limit: Decimal | None = None  # None: no limit
 
     @property
     def lendable(self) -> Decimal:
@@ -120,9 +122,9 @@ def quota_cells(cluster_queue: dict) -> list[QuotaCell]:
 def _cell(cq: dict, key: Cell, res: dict, use: tuple) -> QuotaCell | None:
     where = f"ClusterQueue {_meta(cq).get('name', '')} spec {key[0]}/{key[1]}"
     nominal = _q(res.get("nominalQuota"), f"{where} nominalQuota")
-    limit = res.get("lendingLimit")
-    lending = None if limit in (None, "") else _q(limit, f"{where} lendingLimit")
-    if None in (nominal, *use) or (limit not in (None, "") and lending is None):
+    lending = _limit(res, "lendingLimit", where)
+    borrowing = _limit(res, "borrowingLimit", where)
+    if None in (nominal, *use) or UNREADABLE in (lending, borrowing):
         return None
     spec = cq.get("spec") or {}
     return QuotaCell(
@@ -134,7 +136,38 @@ def _cell(cq: dict, key: Cell, res: dict, use: tuple) -> QuotaCell | None:
         lending_limit=lending,
         in_use=use[0],
         borrowed=use[1],
+        borrowing_limit=borrowing,
     )
+
+
+def _limit(res: dict, name: str, where: str) -> Decimal | str | None:
+    """The limit ``name`` (None: not set); ``UNREADABLE`` when it is set but unreadable."""
+    value = res.get(name)
+    if value in (None, ""):
+        return None
+    amount = _q(value, f"{where} {name}")
+    return UNREADABLE if amount is None else amount
+
+
+def usable(cells: list[QuotaCell]) -> list[QuotaCell]:
+    """The cells some queue can use: nominal quota, use now, or borrowing that is possible.
+
+    Borrowing is possible for a queue in a cohort whose borrowing limit is not 0 when
+    another queue in a cohort lends some of that flavor × resource. The snapshot does not
+    carry the cohort tree, so a lender in any cohort counts: a row is hidden only when
+    nothing could ever be admitted on it.
+    """
+    lenders: dict[Cell, set[str]] = defaultdict(set)
+    for c in cells:
+        if c.lendable > 0:
+            lenders[(c.flavor, c.resource)].add(c.queue)
+    return [c for c in cells if c.nominal > 0 or c.in_use > 0 or _may_borrow(c, lenders)]
+
+
+def _may_borrow(cell: QuotaCell, lenders: dict[Cell, set[str]]) -> bool:
+    if not cell.cohort or cell.borrowing_limit == 0:
+        return False
+    return bool(lenders.get((cell.flavor, cell.resource), set()) - {cell.queue})
 
 
 # ----- workloads ---------------------------------------------------------------------
@@ -244,13 +277,14 @@ def queue_rows(
     workloads: list[dict],
     reported_positions: dict[str, dict[str, int] | None],
 ) -> list[dict]:
-    """Every ClusterQueue: quota per flavor × resource, counters and its workloads.
+    """Every ClusterQueue: quota per usable flavor × resource, counters and its workloads.
 
     ``reported_positions`` maps a ClusterQueue to the visibility API's positions (None
     where that API did not answer). Finished workloads are left out.
     """
     cells = [c for cq in cluster_queues for c in quota_cells(cq)]
     lent_now = lent(cells)
+    cells = usable(cells)
     lq_to_cq = local_queue_index(local_queues)
     by_cq: dict[str, list[dict]] = defaultdict(list)
     for w in workloads:

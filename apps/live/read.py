@@ -11,7 +11,7 @@ from django.conf import settings
 from django.http import Http404
 from django.utils.dateparse import parse_datetime
 
-from apps.live import compute, fetch, story
+from apps.live import charts, compute, fetch, story
 from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.queues.models import TeamNamespace
 from core.dates import iso_z
@@ -51,6 +51,7 @@ def _all_rows(taken: fetch.Snapshot) -> list[dict]:
             taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
         )
         rows = compute.with_local_namespaces(rows, taken.local_queues)
+        rows = [{**row, "chart": charts.queue_bars(row)} for row in rows]
         _computed[where] = (taken.fetched_at, rows)
     return rows
 

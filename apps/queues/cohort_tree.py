@@ -180,8 +180,11 @@ def whole_tree(state: PolicyState) -> dict:
 def team_tree(state: PolicyState, team: str) -> dict:
     """The trees holding ``team``'s queues, with every queue in them: quota policy is
     readable by every signed-in user (``apps.queues.querysets``), as on the overview."""
-    names = [q["name"] for q in state.queues if q.get("team") == team]
+    return teams_tree(state, {team}, "No GPU quota in the cohort tree of this team's queues yet.")
+
+
+def teams_tree(state: PolicyState, teams: set[str], empty_message: str) -> dict:
+    """The trees holding the queues of any of ``teams``, with every queue in them."""
+    names = [q["name"] for q in state.queues if q.get("team") in teams]
     cohorts, queues = trees_holding(state.cohorts, state.queues, names)
-    return treemap_spec(
-        tree_nodes(cohorts, queues), "No GPU quota in the cohort tree of this team's queues yet."
-    )
+    return treemap_spec(tree_nodes(cohorts, queues), empty_message)

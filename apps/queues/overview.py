@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from apps.queues.quantity import format_units, parse_units
 from apps.queues.reservations import FOREIGN, PROVIDED, of_source, reserved_per_flavor, room_left
+from core.charts import MARGIN, axis
 
 
 @dataclass(frozen=True)
@@ -74,29 +75,32 @@ def _lendable(holders: list[dict]) -> dict[tuple[str, str], Decimal]:
 
 
 def chart_data(rows: list[CapacityRow]) -> dict:
-    """Plotly traces (grouped bars) as JSON-safe data."""
+    """Plotly traces (grouped bars) as JSON-safe data; each bar says its number and has a
+    pattern of its own, so the picture reads without colour."""
     labels = [f"{r.flavor} · {r.resource}" for r in rows]
 
-    def trace(name: str, values: list[Decimal], color: str) -> dict:
+    def trace(name: str, values: list[Decimal], color: str, pattern: str) -> dict:
         return {
             "type": "bar",
             "name": name,
             "x": labels,
             "y": [float(v) for v in values],
-            "marker": {"color": color},
+            "marker": {"color": color, "pattern": {"shape": pattern}},
             "text": [format_units(v) for v in values],
         }
 
     return {
         "data": [
-            trace("Physical capacity", [r.capacity for r in rows], "#4c6ef5"),
-            trace("Reserved by all ClusterQueues", [r.reserved for r in rows], "#f59f00"),
-            trace("Lendable in cohorts", [r.lendable for r in rows], "#2b8a3e"),
+            trace("Physical capacity", [r.capacity for r in rows], "#4c6ef5", ""),
+            trace("Reserved by all ClusterQueues", [r.reserved for r in rows], "#f59f00", "/"),
+            trace("Lendable in cohorts", [r.lendable for r in rows], "#2b8a3e", "x"),
         ],
         "layout": {
             "barmode": "group",
-            "margin": {"t": 30},
-            "yaxis": {"title": "units"},
+            "margin": MARGIN,
+            "xaxis": axis("flavor · resource"),
+            # One axis for every resource: each bar is in its resource's own unit.
+            "yaxis": axis("amount (GPUs, CPU cores or bytes, as the resource counts)"),
             "legend": {"orientation": "h"},
         },
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from apps.reports import period
-from core.charts import MARGIN, axis, empty_unless_drawn
+from core.charts import MARGIN, axis, empty_unless_drawn, with_values
 
 
 def wait_cdf(report: dict) -> dict:
@@ -36,7 +36,7 @@ def usage_vs_quota(report: dict) -> dict:
          "x": [t["team"] for t in teams], "y": [t["nominal_gpus"] * hours for t in teams]}
     )  # fmt: skip
     layout = {"barmode": "stack", "xaxis": axis("team"),
-              "yaxis": axis("GPU-hours used, by flavor"), "margin": MARGIN}  # fmt: skip
+              "yaxis": axis("used, stacked by flavor (GPU-hours)"), "margin": MARGIN}  # fmt: skip
     return empty_unless_drawn({"data": data, "layout": layout}, "No team used GPUs this week.")
 
 
@@ -46,7 +46,7 @@ def preemption_losses(report: dict) -> dict:
         "data": [{"type": "bar", "name": "lost GPU-hours", "x": [r["team"] for r in rows],
                   "y": [r["lost_gpu_hours"] for r in rows]}],
         "layout": {"xaxis": axis("team"),
-                   "yaxis": axis("GPU-hours lost since the last checkpoint"), "margin": MARGIN},
+                   "yaxis": axis("lost since the last checkpoint (GPU-hours)"), "margin": MARGIN},
     }  # fmt: skip
     return empty_unless_drawn(spec, "No job was preempted this week.")
 
@@ -86,12 +86,13 @@ def who_preempted_whom(report: dict) -> dict:
 def cost_breakdown(report: dict) -> dict:
     rows = report["cost"]["teams"]
     teams = [r["team"] for r in rows]
+    # A part with no value for any team (no price known) is left out of the legend.
     spec = {
-        "data": [
+        "data": with_values([
             {"type": "bar", "name": "GPU", "x": teams, "y": [r["gpu_cost"] for r in rows]},
             {"type": "bar", "name": "other (OpenCost)", "x": teams, "y": [r["other_cost"] or 0 for r in rows]},
             {"type": "bar", "name": "idle reserved quota", "x": teams, "y": [r["idle_reserved_cost"] for r in rows]},
-        ],
+        ]),
         "layout": {"barmode": "group", "xaxis": axis("team"), "yaxis": axis("cost this week (USD)"),
                    "margin": MARGIN},
     }  # fmt: skip
@@ -119,13 +120,12 @@ def trend(weeks: list[tuple[str, dict]], so_far: dict[str, str] | None = None) -
     ]
     for heading, waits in trend_wait_columns(weeks):
         lines.append(line(f"p95 wait, {heading} (seconds)", waits, "y2"))
-    drawn = [trace for trace in lines if any(v is not None for v in trace["y"])]
     spec = {
-        "data": drawn,
+        "data": with_values(lines),
         # The legend sits above the plot: below it, it covered the week axis' title.
-        "layout": {"xaxis": axis("week"), "yaxis": axis("GPU-hours"), "margin": {"t": 70},
+        "layout": {"xaxis": axis("week"), "yaxis": axis("received, busy and lost (GPU-hours)", rangemode="tozero"), "margin": {"t": 70},
                    "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
-                   "yaxis2": axis("p95 wait (seconds)", overlaying="y", side="right")},
+                   "yaxis2": axis("p95 wait (seconds)", overlaying="y", side="right", rangemode="tozero")},
     }  # fmt: skip
     return empty_unless_drawn(spec, "No weekly report has been built yet.")
 

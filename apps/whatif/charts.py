@@ -12,11 +12,18 @@ from core.charts import axis, empty_unless_drawn
 
 PANELS = (
     ("p95_wait_s", "p95 wait (hours)", 1 / 3600),
+<<<<<<< HEAD
     ("gpu_hours", "GPU-hours received", 1.0),
     ("preemptions", "preemptions", 1.0),
     ("cost_usd", "cost ($: idle + lost + borrowed)", 1.0),
+=======
+    ("gpu_hours", "received (GPU-hours)", 1.0),
+    ("preemptions", "preemptions (count)", 1.0),
+>>>>>>> pictures
 )
-SIDES = (("current", "now", ""), ("proposed", "draft", "/"))
+# (result key, legend name, hatch, colour): one colour per side in every panel, so each
+# panel's bars match the one legend.
+SIDES = (("current", "now", "", "#1f77b4"), ("proposed", "draft", "/", "#ff7f0e"))
 
 
 def before_after(result: dict) -> dict:
@@ -29,15 +36,15 @@ def before_after(result: dict) -> dict:
     width = 1 / len(PANELS)
     for index, (key, title, scale) in enumerate(PANELS, start=1):
         suffix = "" if index == 1 else str(index)
-        for side, label, hatch in SIDES:
+        for side, label, hatch, colour in SIDES:
             values = [_scaled(t[side].get(key), scale) for t in teams]
             data.append({"type": "bar", "name": label, "legendgroup": label, "showlegend": index == 1,
                          "x": names, "y": values, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
-                         "marker": {"pattern": {"shape": hatch}}})  # fmt: skip
+                         "marker": {"color": colour, "pattern": {"shape": hatch}}})  # fmt: skip
         layout[f"xaxis{suffix}"] = axis(
             "team", domain=[(index - 1) * width + 0.04, index * width - 0.04], anchor=f"y{suffix}"
         )
-        layout[f"yaxis{suffix}"] = axis(title, anchor=f"x{suffix}")  # fmt: skip
+        layout[f"yaxis{suffix}"] = axis(title, anchor=f"x{suffix}", rangemode="tozero")  # fmt: skip
     return empty_unless_drawn(
         {"data": data if teams else [], "layout": layout}, "No team in this replay."
     )

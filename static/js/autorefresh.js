@@ -12,7 +12,9 @@
       .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
       .then(function (html) {
         var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("main");
-        if (fresh) document.querySelector("main").replaceWith(fresh);
+        if (!fresh) return;
+        document.querySelector("main").replaceWith(fresh);
+        if (window.qmDrawCharts) window.qmDrawCharts(fresh);  // the timeline, drawn again
       });
   }
   function tick() {

@@ -59,6 +59,8 @@
     var parts = [
       el("h2", {}, [q.name + " "].concat(q.active ? [] : [el("span", {"class": "badge bad"}, ["inactive"])])),
       el("p", {"class": "muted", "data-counters": ""}, [counters + (q.active_reason ? " — " + q.active_reason : "")]),
+      el("div", {"class": "live-chart", "data-queue-chart": q.name, role: "img",
+                 "aria-label": "GPUs of " + q.name + " per flavor: nominal, in use, borrowed, lent, waiting"}),
       flavorTable(q),
       el("p", {}, ["Waiting now asks for: " + requests(q.pending_requests)]),
       el("h3", {}, ["Admitted (" + q.admitted.length + ")"]),
@@ -82,6 +84,10 @@
     var sections = data.queues.map(queueSection);
     if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
     body.replaceChildren.apply(body, sections);
+    data.queues.forEach(function (q, i) {  // after the sections are in the page: Plotly measures them
+      if (window.Plotly) Plotly.newPlot(sections[i].querySelector("[data-queue-chart]"), q.chart.data, q.chart.layout,
+                                         {displaylogo: false, responsive: true});
+    });
   }
   function poll() {
     fetch(root.dataset.url, {credentials: "same-origin", headers: {Accept: "application/json"}})
