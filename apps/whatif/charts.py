@@ -12,14 +12,9 @@ from core.charts import axis, empty_unless_drawn
 
 PANELS = (
     ("p95_wait_s", "p95 wait (hours)", 1 / 3600),
-<<<<<<< HEAD
-    ("gpu_hours", "GPU-hours received", 1.0),
-    ("preemptions", "preemptions", 1.0),
-    ("cost_usd", "cost ($: idle + lost + borrowed)", 1.0),
-=======
     ("gpu_hours", "received (GPU-hours)", 1.0),
     ("preemptions", "preemptions (count)", 1.0),
->>>>>>> pictures
+    ("cost_usd", "cost ($: idle + lost + borrowed)", 1.0),
 )
 # (result key, legend name, hatch, colour): one colour per side in every panel, so each
 # panel's bars match the one legend.
@@ -55,7 +50,7 @@ def _with_cost(teams: list[dict], money: dict) -> list[dict]:
     costs = {row["team"]: row for row in money.get("teams") or []}
     return [
         {**t, **{side: {**t[side], "cost_usd": costs.get(t["team"], {}).get(side, {}).get("cost_usd")}
-                 for side, _, _ in SIDES}}
+                 for side, *_ in SIDES}}
         for t in teams
     ]  # fmt: skip
 
