@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Cast
 
+from apps.jobs.choices import JobState
+
 # Columns NotebookSerializer reads, and the version the status cache is keyed by.
 STATUS_FIELDS = (
     "id", "name", "display_name", "namespace", "state", "state_reason", "pending_reason",
@@ -104,3 +106,7 @@ class BatchJobQuerySet(SubmittedWorkloadQuerySet):
 
     def with_related(self) -> BatchJobQuerySet:
         return self.select_related("owner", "team", "flavor", "priority_tier", "queue")
+
+    def succeeded_since(self, since) -> BatchJobQuerySet:
+        """Jobs that ran to success and ended at or after ``since``: the recorded run times."""
+        return self.filter(state=JobState.SUCCEEDED, ended_at__gte=since, admitted_at__isnull=False)

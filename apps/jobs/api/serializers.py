@@ -116,6 +116,11 @@ class JobCreateSerializer(StrictSerializer):
     )
 
 
+class StartEstimateSerializer(serializers.Serializer):
+    p50 = UtcDateTimeField(allow_null=True)
+    p90 = UtcDateTimeField(allow_null=True, help_text="Null: not within 14 days.")
+
+
 class QuoteSerializer(serializers.Serializer):
     """What would happen to a job submitted now (``apps.jobs.verdict``)."""
 
@@ -145,7 +150,15 @@ class QuoteSerializer(serializers.Serializer):
         help_text="`now` only: how many workloads of other teams it would preempt."
     )
     pending_reason = serializers.CharField(help_text="`later` only: Kueue's reason to wait.")
-    estimated_start = UtcDateTimeField(allow_null=True, help_text="Not estimated yet: always null.")
+    estimated_start = StartEstimateSerializer(
+        allow_null=True,
+        help_text="`later` only: when it would start if the running and queued workloads "
+        "ran their recorded median (`p50`) or 90th-percentile (`p90`) run times; null "
+        "when no start is found (see `estimate_note`).",
+    )
+    estimate_note = serializers.CharField(
+        help_text="`later` only: what the estimate assumed, or why there is none."
+    )
 
 
 class JobEventSerializer(ModelSerializer):

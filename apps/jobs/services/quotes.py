@@ -7,6 +7,8 @@ from django.utils import timezone
 
 from apps.jobs import verdict
 from apps.jobs.manifests import job_manifest
+from apps.jobs.models import BatchJob
+from apps.jobs.run_history import ExpectedRun, expected_runs_of
 from apps.jobs.services.common import Principal
 from apps.jobs.services.jobs import JobRequest, build_job
 from apps.jobs.status import Need
@@ -39,7 +41,24 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         now_ms=round(now.timestamp() * 1000),
         need=Need(job.flavor.name, job.gpu_resource, job.total_gpus),
         may_see=_namespace_check(user),
+        expected=_expected_runs(workloads, now=now),
     )
+
+
+def _expected_runs(workloads: list[dict], *, now) -> dict[str, ExpectedRun]:
+    """``namespace/name`` → the expected run of each Workload of one of our batch jobs
+    whose template and team have recorded runs."""
+    owners = {}
+    for workload in workloads:
+        kind, name = o.owner(workload)
+        if kind == "Job":
+            owners[(o.namespace_name(workload)[0], name)] = o.key(workload)
+    jobs = BatchJob.objects.filter(
+        namespace__in={ns for ns, _ in owners}, name__in={name for _, name in owners}
+    )
+    jobs = [j for j in jobs if (j.namespace, j.name) in owners]
+    runs = expected_runs_of(jobs, now=now)
+    return {owners[(j.namespace, j.name)]: runs[j.pk] for j in jobs if runs[j.pk] is not None}
 
 
 def _namespace_check(user):
