@@ -38,8 +38,9 @@ def record_runs(user, minutes: list[int]) -> None:
         )
 
 
-def run_one(user, *, max_runtime_minutes: int = 60) -> dict:
-    """One 8-GPU job created in the cluster; its Workload once Kueue has reserved quota."""
+def run_one(user, *, max_runtime_minutes: int = 60, count: int = 1) -> dict:
+    """One more 8-GPU job created in the cluster; its Workload once Kueue has reserved
+    quota for ``count`` of them (the oldest reserved Workload is returned)."""
     spec = JobRequest(**EIGHT, max_runtime_minutes=max_runtime_minutes, sim_duration_seconds=3600)
     job, _ = submit_job(user, spec, actor=Principal(user))
     with KubeClient() as client:
@@ -48,7 +49,7 @@ def run_one(user, *, max_runtime_minutes: int = 60) -> dict:
     def reserved():
         with KubeClient() as client:
             found = [w for w in client.list(workload_ref()) if o.is_reserved(w)]
-        return found[0] if found else None
+        return len(found) == count and found[0]
 
     return wait_until(reserved, 30, 0.2)
 
@@ -103,3 +104,20 @@ def test_without_recorded_runs_there_is_no_start_and_the_note_says_why(full_queu
         f"no recorded run time of {o.key(running)}, which the model then keeps running"
     )
     assert "no start estimate (" in body["summary"]
+
+
+def test_another_teams_workloads_without_history_are_counted_not_named(
+    full_queue, scientist, other_queue, other_lead
+):
+    # nlp lends all 16 of its h100 and does not reclaim them: three 8-GPU vision jobs hold
+    # vision's own 8 and nlp's 16, so nlp's own 8-GPU job would wait for them.
+    reconcile(trigger="manual")  # nlp's queue too
+    running = [run_one(scientist, count=n) for n in (1, 2, 3)][0]
+    body = api_as(other_lead).post("/api/v1/quotes/", EIGHT, format="json").json()
+    assert body["verdict"] == "later"
+    assert body["estimated_start"] is None
+    assert body["estimate_note"] == (
+        "no recorded run time of 3 workloads of other teams, which the model then keeps running"
+    )
+    assert "team-vision" not in str(body)
+    assert o.key(running) not in str(body)
