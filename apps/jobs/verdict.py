@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from apps.jobs.eta import HORIZON_MS, StartEstimate, estimate_start, without_run_time
+from apps.jobs.expected_cost import ExpectedCost
 from apps.jobs.run_history import ExpectedRun
 from apps.jobs.status import Need, pending_reason
 from informer import objects as o
@@ -40,6 +41,8 @@ class Verdict:
     pending_reason: str = ""
     estimate: StartEstimate | None = None
     estimate_note: str = ""
+    cost: ExpectedCost | None = None
+    cost_note: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -53,6 +56,8 @@ class Verdict:
             "pending_reason": self.pending_reason,
             "estimated_start": _start_dict(self.estimate),
             "estimate_note": self.estimate_note,
+            "expected_cost": None if self.cost is None else self.cost.as_dict(),
+            "cost_note": self.cost_note,
         }
 
 

@@ -121,6 +121,23 @@ class StartEstimateSerializer(serializers.Serializer):
     p90 = UtcDateTimeField(allow_null=True, help_text="Null: not within 14 days.")
 
 
+class ExpectedCostSerializer(serializers.Serializer):
+    usd = serializers.FloatField()
+    gpu_hours = serializers.FloatField()
+    usd_per_gpu_hour = serializers.FloatField()
+    price_source = serializers.CharField(
+        help_text="`opencost, report <week>` or `price-table, report <week>` (the newest "
+        "weekly report's price), or `price-table` (the portal's table now)."
+    )
+    run_hours = serializers.FloatField()
+    run_time_basis = serializers.ChoiceField(
+        choices=["recorded_p50", "max_runtime"],
+        help_text="`recorded_p50`: the median of the template and team's recorded runs (at "
+        "most the maximum run time); `max_runtime`: none recorded, so the maximum run time.",
+    )
+    runs_recorded = serializers.IntegerField()
+
+
 class QuoteSerializer(serializers.Serializer):
     """What would happen to a job submitted now (``apps.jobs.verdict``)."""
 
@@ -159,6 +176,12 @@ class QuoteSerializer(serializers.Serializer):
     estimate_note = serializers.CharField(
         help_text="`later` only: what the estimate assumed, or why there is none."
     )
+    expected_cost = ExpectedCostSerializer(
+        allow_null=True,
+        help_text="`now` and `later`: GPUs × expected run time × the flavor's price; null "
+        "when the flavor has no price (see `cost_note`).",
+    )
+    cost_note = serializers.CharField(help_text="Why there is no expected cost.")
 
 
 class JobEventSerializer(ModelSerializer):

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.utils import timezone
 
 from apps.jobs import verdict
+from apps.jobs.expected_cost import expected_cost
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
-from apps.jobs.run_history import ExpectedRun, expected_runs_of
+from apps.jobs.run_history import ExpectedRun, expected_run, expected_runs_of, recorded_runs
 from apps.jobs.services.common import Principal
 from apps.jobs.services.jobs import JobRequest, build_job
 from apps.jobs.status import Need
@@ -17,6 +20,7 @@ from apps.queues.reconcile.observe import observe
 from core import permissions
 from core.errors import RuleBroken
 from core.kube import KubeClient
+from core.prices import flavor_price
 from informer import objects as o
 from informer.kinds import workload_ref
 
@@ -34,7 +38,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
     with client or KubeClient() as kube:
         objects = list(observe(kube, settings.KUEUE_API_VERSION).values())
         workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
-    return verdict.admission_verdict(
+    answer = verdict.admission_verdict(
         objects,
         workloads,
         job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM),
@@ -43,6 +47,19 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         may_see=_namespace_check(user),
         expected=_expected_runs(workloads, now=now),
     )
+    return _priced(answer, job, now=now)
+
+
+def _priced(answer: verdict.Verdict, job: BatchJob, *, now) -> verdict.Verdict:
+    """``answer`` with the job's expected cost, priced as the reports price it."""
+    price = flavor_price(job.flavor.name)
+    if price is None:
+        note = f"no price for {job.flavor.name}: no weekly report or price table has one"
+        return replace(answer, cost_note=note)
+    runs = recorded_runs({(job.template_id, job.team_id)}, now=now)
+    run = expected_run(runs.get((job.template_id, job.team_id), []), job.max_runtime_seconds)
+    cost = expected_cost(job.total_gpus, run, job.max_runtime_seconds, price)
+    return replace(answer, cost=cost)
 
 
 def _expected_runs(workloads: list[dict], *, now) -> dict[str, ExpectedRun]:

@@ -4,14 +4,13 @@ On the simulated cluster over HTTP: vision's queue has 8 h100 GPUs of its own an
 nobody lends; one 8-GPU job holds them all, and the quoted 8-GPU job waits behind it.
 """
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 from apps.jobs import cluster_sync
-from apps.jobs.choices import JobState
-from apps.jobs.models import BatchJob
 from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.jobs.tests.kit import record_runs
 from apps.queues.reconcile.run import reconcile
 from core.kube import KubeClient
 from informer import objects as o
@@ -23,19 +22,6 @@ from testkit.waiting import wait_until
 pytestmark = pytest.mark.django_db
 
 EIGHT = {"template": "pytorch-train", "flavor": "h100", "gpus_per_pod": 8}
-
-
-def record_runs(user, minutes: list[int]) -> None:
-    """Jobs of ``user``'s team and template that succeeded lately, one per run time."""
-    ended = datetime.now(UTC) - timedelta(days=1)
-    for run in minutes:
-        job, _ = submit_job(user, JobRequest(**EIGHT), actor=Principal(user))
-        # What the status pass records for a job that ran ``run`` minutes to success.
-        BatchJob.objects.filter(pk=job.pk).update(
-            state=JobState.SUCCEEDED,
-            admitted_at=ended - timedelta(minutes=run),
-            ended_at=ended,
-        )
 
 
 def run_one(user, *, max_runtime_minutes: int = 60, count: int = 1) -> dict:
