@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import BatchJob, JobEvent, Notebook
+from apps.jobs.services.jobs import JobRequest
 from core.api_fields import ModelSerializer, UtcDateTimeField
 from core.errors import CODES
 from core.strict_input import RejectUnknownFields
@@ -136,6 +137,17 @@ class ExpectedCostSerializer(serializers.Serializer):
         "most the maximum run time); `max_runtime`: none recorded, so the maximum run time.",
     )
     runs_recorded = serializers.IntegerField()
+
+
+def job_request(body) -> JobRequest:
+    """The ``JobRequest`` of a job's body (the API's and ``manage.py quote``'s); a bad body
+    raises DRF's ``ValidationError`` or ``unknown_field``."""
+    parsed = JobCreateSerializer(data=body)
+    parsed.is_valid(raise_exception=True)
+    data = dict(parsed.validated_data)
+    if "command" in data:
+        data["command"] = tuple(data["command"])
+    return JobRequest(**data)
 
 
 class QuoteSerializer(serializers.Serializer):

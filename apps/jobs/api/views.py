@@ -147,12 +147,9 @@ class JobViewSet(
         responses={201: s.JobDetailSerializer, **ERRORS},
     )
     def create(self, request):
-        data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
         submission = services.submit_job(
             request.user,
-            services.JobRequest(**data),
+            s.job_request(request.data),
             actor=principal(request),
             idempotency_key=idempotency_key(request),
         )
@@ -178,8 +175,5 @@ class QuoteViewSet(viewsets.ViewSet):
         },
     )
     def create(self, request):
-        data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
-        quote = quote_job(request.user, services.JobRequest(**data), actor=principal(request))
+        quote = quote_job(request.user, s.job_request(request.data), actor=principal(request))
         return Response(s.QuoteSerializer(quote.as_dict()).data)
