@@ -26,7 +26,9 @@ Running the present forward
   ``with_run_time(obj, expected_ms, now_ms, bound_ms=None)`` gives a workload read from a
   cluster the run time it is expected to need (counted from its quota reservation);
   ``first_admissions(objects, workloads, start_ms=…, until_ms=…)`` runs the model forward
-  and says when each workload is first admitted (the start estimates and quotes).
+  and says when each workload is first admitted (the start estimates and quotes);
+  ``expected_run_ms`` is the run-time rule ``with_run_time`` applies (overdue work needs a
+  tenth more, never past its bound), for estimates made without the model.
 
 Status and reports
   ``cluster_queue_status / local_queue_status / cohort_status / pending_workloads`` build
@@ -58,7 +60,7 @@ Scenarios
 """
 
 from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
-from .forecast import first_admissions, with_run_time
+from .forecast import expected_run_ms, first_admissions, with_run_time
 from .latency import Latency
 from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
 from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
@@ -97,6 +99,7 @@ __all__ = [
     "build_quota_tree",
     "cluster_queue_status",
     "cohort_status",
+    "expected_run_ms",
     "first_admissions",
     "format_duration",
     "format_milli",

@@ -31,15 +31,22 @@ def with_run_time(obj: dict, expected_ms: int, now_ms: int, *, bound_ms: int | N
     """A copy of ``obj`` that runs ``expected_ms`` from its admission (or a little past
     now, if already overdue), never past ``bound_ms`` (its maximum run time)."""
     obj = copy.deepcopy(obj)
-    run_ms = expected_ms
-    started = reserved_at_ms(obj)
-    if started is not None:
-        run_ms = max(expected_ms, now_ms - started + int(expected_ms * OVERRUN_FRACTION))
-    if bound_ms is not None:
-        run_ms = min(run_ms, bound_ms)
+    run_ms = expected_run_ms(reserved_at_ms(obj), expected_ms, now_ms, bound_ms=bound_ms)
     annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
     annotations[DURATION_ANNOTATION] = f"{run_ms}ms"
     return obj
+
+
+def expected_run_ms(
+    started_ms: int | None, expected_ms: int, now_ms: int, *, bound_ms: int | None = None
+) -> int:
+    """How long a workload started at ``started_ms`` (None: not yet) is taken to run in
+    all: ``expected_ms``, or a tenth of it past now if it is already overdue, never more
+    than ``bound_ms``."""
+    run_ms = expected_ms
+    if started_ms is not None:
+        run_ms = max(expected_ms, now_ms - started_ms + int(expected_ms * OVERRUN_FRACTION))
+    return run_ms if bound_ms is None else min(run_ms, bound_ms)
 
 
 class _FirstAdmissions(list):

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Cast
 
-from apps.jobs.choices import JobState
+from apps.jobs.choices import JobState, NotebookState
 
 # Columns NotebookSerializer reads, and the version the status cache is keyed by.
 STATUS_FIELDS = (
@@ -83,6 +83,15 @@ class NotebookQuerySet(SubmittedWorkloadQuerySet):
             Q(owner=user)
             | Q(requested_by=user)
             | Q(team_id__in=_team_ids(user, role=TeamRole.LEAD))
+        )
+
+    def ended_since(self, since) -> NotebookQuerySet:
+        """Notebooks that were ready and ended (stopped, culled or expired) at or after
+        ``since``: the recorded lifetimes."""
+        return self.filter(
+            state__in=(NotebookState.STOPPED, NotebookState.CULLED),
+            ended_at__gte=since,
+            ready_at__isnull=False,
         )
 
     def with_related(self) -> NotebookQuerySet:

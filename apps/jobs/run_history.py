@@ -1,9 +1,12 @@
-"""How long a job is expected to run, from the recorded runs of its template and team.
+"""How long a job or a notebook is expected to run, from recorded runs like it.
 
-A run's time is from its first admission to its end, for jobs that succeeded within
-``HISTORY`` (a preempted run's time includes its wait to come back). The expectation
-is the 50th and the 90th percentile of those times, each at most the job's own maximum
-run time (Kueue stops it there). No recorded run: no expectation, never a guess.
+A job's run is from its first admission to its end, for jobs of its template and team
+that succeeded within ``HISTORY`` (a preempted run's time includes its wait to come
+back). A notebook's is from ready to its end, for notebooks of its team and flavor that
+were stopped, culled or expired within ``HISTORY``. The expectation is the 50th and the
+90th percentile of those times, each at most the job's maximum run time (Kueue stops it
+there) or the notebook's lifetime (the portal stops it at expiry). No recorded run: no
+expectation, never a guess.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from apps.jobs.models import BatchJob
+from apps.jobs.models import BatchJob, Notebook
 from core.stats import percentile
 
 HISTORY = timedelta(days=28)
@@ -36,10 +39,7 @@ def recorded_runs(pairs: set[tuple[int, int]], *, now: datetime) -> dict[tuple[i
         .filter(template_id__in={t for t, _ in pairs}, team_id__in={t for _, t in pairs})
         .values_list("template_id", "team_id", "admitted_at", "ended_at")
     )
-    runs: dict[tuple[int, int], list] = defaultdict(list)
-    for template_id, team_id, admitted_at, ended_at in rows:
-        runs[(template_id, team_id)].append((ended_at - admitted_at).total_seconds())
-    return runs
+    return _seconds_by_pair(rows)
 
 
 def expected_run(runs: list[float], max_runtime_s: int) -> ExpectedRun | None:
@@ -57,3 +57,23 @@ def expected_runs_of(jobs: list[BatchJob], *, now: datetime) -> dict[int, Expect
         j.pk: expected_run(runs.get((j.template_id, j.team_id), []), j.max_runtime_seconds)
         for j in jobs
     }
+
+
+def recorded_lifetimes(
+    pairs: set[tuple[int, int]], *, now: datetime
+) -> dict[tuple[int, int], list]:
+    """(team id, flavor id) → the lifetimes (seconds) of its notebooks that ended lately."""
+    rows = (
+        Notebook.objects.ended_since(now - HISTORY)
+        .filter(team_id__in={t for t, _ in pairs}, flavor_id__in={f for _, f in pairs})
+        .values_list("team_id", "flavor_id", "ready_at", "ended_at")
+    )
+    return _seconds_by_pair(rows)
+
+
+def _seconds_by_pair(rows) -> dict[tuple[int, int], list]:
+    """(a, b, start, end) rows → (a, b) → the seconds from each start to its end."""
+    runs: dict[tuple[int, int], list] = defaultdict(list)
+    for a, b, start, end in rows:
+        runs[(a, b)].append((end - start).total_seconds())
+    return runs

@@ -156,7 +156,11 @@ def _quantity_positive(value) -> bool:
 
 
 def _later(reason: str, estimate: StartEstimate, may_see: Callable[[str], bool]) -> Verdict:
-    note = _estimate_note(estimate, may_see)
+    return waiting(reason, estimate, _estimate_note(estimate, may_see))
+
+
+def waiting(reason: str, estimate: StartEstimate, note: str) -> Verdict:
+    """``later``, for ``reason``, with the start ``estimate`` and what it assumed (``note``)."""
     if estimate.p50_ms is None:
         when = f"no start estimate ({note})"
     else:

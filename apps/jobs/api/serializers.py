@@ -139,6 +139,18 @@ class ExpectedCostSerializer(serializers.Serializer):
     runs_recorded = serializers.IntegerField()
 
 
+class JobQuoteRequestSerializer(JobCreateSerializer):
+    kind = serializers.ChoiceField(
+        choices=["job"], required=False, help_text="`job` (the default): a batch job's body."
+    )
+
+
+class NotebookQuoteRequestSerializer(NotebookCreateSerializer):
+    kind = serializers.ChoiceField(
+        choices=["notebook"], help_text="`notebook`: a notebook request's body."
+    )
+
+
 def job_request(body) -> JobRequest:
     """The ``JobRequest`` of a job's body (the API's and ``manage.py quote``'s); a bad body
     raises DRF's ``ValidationError`` or ``unknown_field``."""

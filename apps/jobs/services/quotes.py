@@ -47,19 +47,21 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         may_see=_namespace_check(user),
         expected=_expected_runs(workloads, now=now),
     )
-    return _priced(answer, job, now=now)
-
-
-def _priced(answer: verdict.Verdict, job: BatchJob, *, now) -> verdict.Verdict:
-    """``answer`` with the job's expected cost, priced as the reports price it."""
-    price = flavor_price(job.flavor.name)
-    if price is None:
-        note = f"no price for {job.flavor.name}: no weekly report or price table has one"
-        return replace(answer, cost_note=note)
     runs = recorded_runs({(job.template_id, job.team_id)}, now=now)
     run = expected_run(runs.get((job.template_id, job.team_id), []), job.max_runtime_seconds)
-    cost = expected_cost(job.total_gpus, run, job.max_runtime_seconds, price)
-    return replace(answer, cost=cost)
+    return priced(answer, job.flavor.name, job.total_gpus, run, job.max_runtime_seconds)
+
+
+def priced(
+    answer: verdict.Verdict, flavor: str, gpus: int, run: ExpectedRun | None, bound_s: int
+) -> verdict.Verdict:
+    """``answer`` with the expected cost of ``gpus`` of ``flavor`` for ``run`` (at most
+    ``bound_s``), priced as the reports price it."""
+    price = flavor_price(flavor)
+    if price is None:
+        note = f"no price for {flavor}: no weekly report or price table has one"
+        return replace(answer, cost_note=note)
+    return replace(answer, cost=expected_cost(gpus, run, bound_s, price))
 
 
 def _expected_runs(workloads: list[dict], *, now) -> dict[str, ExpectedRun]:
