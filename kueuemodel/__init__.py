@@ -22,6 +22,14 @@ Running a simulation
   dicts, ``sim.cluster.now_ms`` the virtual clock, ``sim.cluster.status_writer`` the
   ``StatusWriter`` that records decisions. ``NEXT_INSTANT_MS`` is the smallest delay.
 
+Running the present forward
+  ``with_run_time(obj, expected_ms, now_ms, bound_ms=None)`` gives a workload read from a
+  cluster the run time it is expected to need (counted from its quota reservation);
+  ``first_admissions(objects, workloads, start_ms=…, until_ms=…)`` runs the model forward
+  and says when each workload is first admitted (the start estimates and quotes);
+  ``expected_run_ms`` is the run-time rule ``with_run_time`` applies (overdue work needs a
+  tenth more, never past its bound), for estimates made without the model.
+
 Status and reports
   ``cluster_queue_status / local_queue_status / cohort_status / pending_workloads`` build
   the status blocks and the visibility summary; ``StatusWriter`` (subclass it to observe
@@ -52,6 +60,7 @@ Scenarios
 """
 
 from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
+from .forecast import expected_run_ms, first_admissions, with_run_time
 from .latency import Latency
 from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
 from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
@@ -90,6 +99,8 @@ __all__ = [
     "build_quota_tree",
     "cluster_queue_status",
     "cohort_status",
+    "expected_run_ms",
+    "first_admissions",
     "format_duration",
     "format_milli",
     "format_timestamp",
@@ -105,4 +116,5 @@ __all__ = [
     "run_scenario",
     "scenario_main",
     "set_condition",
+    "with_run_time",
 ]

@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Cast
 
+from apps.jobs.choices import JobState, NotebookState
+
 # Columns NotebookSerializer reads, and the version the status cache is keyed by.
 STATUS_FIELDS = (
     "id", "name", "display_name", "namespace", "state", "state_reason", "pending_reason",
@@ -83,6 +85,15 @@ class NotebookQuerySet(SubmittedWorkloadQuerySet):
             | Q(team_id__in=_team_ids(user, role=TeamRole.LEAD))
         )
 
+    def ended_since(self, since) -> NotebookQuerySet:
+        """Notebooks that were ready and ended (stopped, culled or expired) at or after
+        ``since``: the recorded lifetimes."""
+        return self.filter(
+            state__in=(NotebookState.STOPPED, NotebookState.CULLED),
+            ended_at__gte=since,
+            ready_at__isnull=False,
+        )
+
     def with_related(self) -> NotebookQuerySet:
         return self.select_related("owner", "requested_by", "team", "flavor", "profile", "pool")
 
@@ -104,3 +115,7 @@ class BatchJobQuerySet(SubmittedWorkloadQuerySet):
 
     def with_related(self) -> BatchJobQuerySet:
         return self.select_related("owner", "team", "flavor", "priority_tier", "queue")
+
+    def succeeded_since(self, since) -> BatchJobQuerySet:
+        """Jobs that ran to success and ended at or after ``since``: the recorded run times."""
+        return self.filter(state=JobState.SUCCEEDED, ended_at__gte=since, admitted_at__isnull=False)

@@ -2,23 +2,28 @@
 
 Pure: the queue objects and Workloads read from the cluster, plus the rendered Job of
 the request, go into the same admission model the simulated cluster and the what-if
-run (``kueuemodel``); the answer comes out. Nothing is invented: a request the model
-does not admit now is ``later`` with Kueue's pending reason, and no start estimate.
+run (``kueuemodel``); the answer comes out. A request the model does not admit now is
+``later`` with Kueue's pending reason and the start ``apps.jobs.eta`` estimates from
+recorded run times; nothing is invented where no run time is recorded.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
+from apps.jobs.eta import HORIZON_MS, StartEstimate, estimate_start, without_run_time
+from apps.jobs.expected_cost import ExpectedCost
+from apps.jobs.run_history import ExpectedRun
 from apps.jobs.status import Need, pending_reason
 from informer import objects as o
-from kueuemodel import DURATION_ANNOTATION, Simulation, cluster_queue_status
+from kueuemodel import Simulation, cluster_queue_status, format_timestamp
 
 NEVER, NOW, LATER = "never", "now", "later"
 # Long enough for preempted pods to stop and the preemptor to be admitted in their place;
-# nothing in the cluster ends within it, since no Workload carries a run time (``_as_read``).
+# nothing in the cluster ends within it, since no Workload carries a run time here
+# (``without_run_time``).
 SETTLE_MS = 60_000
 
 
@@ -34,6 +39,10 @@ class Verdict:
     preempts: tuple[str, ...] = ()
     preempts_hidden: int = 0
     pending_reason: str = ""
+    estimate: StartEstimate | None = None
+    estimate_note: str = ""
+    cost: ExpectedCost | None = None
+    cost_note: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -45,8 +54,21 @@ class Verdict:
             "preempts": list(self.preempts),
             "preempts_hidden": self.preempts_hidden,
             "pending_reason": self.pending_reason,
-            "estimated_start": None,  # no estimate yet: see docs/quotes.md
+            "estimated_start": _start_dict(self.estimate),
+            "estimate_note": self.estimate_note,
+            "expected_cost": None if self.cost is None else self.cost.as_dict(),
+            "cost_note": self.cost_note,
         }
+
+
+def _start_dict(estimate: StartEstimate | None) -> dict | None:
+    if estimate is None or (estimate.p50_ms is None and estimate.p90_ms is None):
+        return None
+    return {"p50": _moment(estimate.p50_ms), "p90": _moment(estimate.p90_ms)}
+
+
+def _moment(at_ms: int | None) -> datetime | None:
+    return None if at_ms is None else datetime.fromtimestamp(at_ms / 1000, tz=UTC)
 
 
 def never(detail: str, *, field_name: str | None) -> Verdict:
@@ -62,21 +84,23 @@ def admission_verdict(
     now_ms: int,
     need: Need,
     may_see: Callable[[str], bool],
+    expected: dict[str, ExpectedRun] | None = None,
 ) -> Verdict:
     """What the model does with ``candidate`` (a Job manifest) on the cluster as it is.
 
     ``objects``: the queue objects; ``workloads``: every unfinished Workload, admitted
     ones with their ``status.admission``; ``need``: the GPUs it asks for, to say why it
     would wait as the job's page would; ``may_see(namespace)``: whether the asker may
-    see a workload of that namespace by name (others are only counted).
+    see a workload of that namespace by name (others are only counted); ``expected``:
+    ``namespace/name`` → the expected run of the workloads whose history is known.
     """
-    running = [_as_read(w) for w in workloads]
+    running = [without_run_time(w) for w in workloads]
     sim = Simulation([*objects, *running], start_ms=now_ms, record_events=False)
     sim.run(until_ms=now_ms)  # whatever the cluster would admit anyway goes first
     before = set(sim.cluster.workloads)
     history: list[tuple] = []
     sim.cluster.history = history
-    sim.add_workload(_as_read(candidate))
+    sim.add_workload(without_run_time(candidate))
     sim.run(until_ms=now_ms + SETTLE_MS)
     added = set(sim.cluster.workloads) - before
     if not added:
@@ -85,18 +109,12 @@ def admission_verdict(
     workload = sim.cluster.workloads[key]
     if workload.admission is None:
         queues = [obj for obj in objects if obj.get("kind") == "ClusterQueue"]
-        return _later(pending_reason(workload.obj, [], queues, need))
+        estimate = estimate_start(
+            objects, workloads, candidate, now_ms=now_ms, expected=expected or {}
+        )
+        return _later(pending_reason(workload.obj, [], queues, need), estimate, may_see)
     victims = [wl for _, kind, wl, _ in history if kind == "evict" and wl.key != key]
     return _now(sim, workload, victims, may_see)
-
-
-def _as_read(obj: dict) -> dict:
-    """A copy for the model (it writes status into what it is given), without the run time
-    a simulated cluster annotates: no real cluster knows how long a workload will run."""
-    obj = copy.deepcopy(obj)
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    annotations.pop(DURATION_ANNOTATION, None)
-    return obj
 
 
 def _now(sim: Simulation, workload, victims: list, may_see: Callable[[str], bool]) -> Verdict:
@@ -109,13 +127,13 @@ def _now(sim: Simulation, workload, victims: list, may_see: Callable[[str], bool
     if borrows:
         summary += ", borrowing quota from its cohort"
     if shown or hidden:
-        summary += f", preempting {_victims_in_words(shown, hidden)}"
+        summary += f", preempting {_in_words(shown, hidden)}"
     return Verdict(
         NOW, summary, flavors=flavors, borrows=borrows, preempts=shown, preempts_hidden=hidden
     )
 
 
-def _victims_in_words(shown: tuple[str, ...], hidden: int) -> str:
+def _in_words(shown: tuple[str, ...], hidden: int) -> str:
     parts = list(shown)
     if hidden:
         parts.append(f"{hidden} workload{'s' if hidden > 1 else ''} of other teams")
@@ -137,5 +155,35 @@ def _quantity_positive(value) -> bool:
     return value not in (None, "", "0", 0)
 
 
-def _later(reason: str) -> Verdict:
-    return Verdict(LATER, f"it would wait: {reason}; no start estimate yet", pending_reason=reason)
+def _later(reason: str, estimate: StartEstimate, may_see: Callable[[str], bool]) -> Verdict:
+    return waiting(reason, estimate, _estimate_note(estimate, may_see))
+
+
+def waiting(reason: str, estimate: StartEstimate, note: str) -> Verdict:
+    """``later``, for ``reason``, with the start ``estimate`` and what it assumed (``note``)."""
+    if estimate.p50_ms is None:
+        when = f"no start estimate ({note})"
+    else:
+        p90 = "beyond 14 days" if estimate.p90_ms is None else format_timestamp(estimate.p90_ms)
+        when = f"estimated start {format_timestamp(estimate.p50_ms)} (p50), {p90} (p90)"
+    return Verdict(
+        LATER,
+        f"it would wait: {reason}; {when}",
+        pending_reason=reason,
+        estimate=estimate,
+        estimate_note=note,
+    )
+
+
+def _estimate_note(estimate: StartEstimate, may_see: Callable[[str], bool]) -> str:
+    """What the estimate assumed, or why there is none, naming only what the asker may see."""
+    days = HORIZON_MS // 86_400_000
+    shown = tuple(key for key in estimate.unknown if may_see(key.split("/", 1)[0]))
+    unknown = _in_words(shown, len(estimate.unknown) - len(shown))
+    if estimate.p50_ms is None and estimate.unknown:
+        return f"no recorded run time of {unknown}, which the model then keeps running"
+    if estimate.p50_ms is None:
+        return f"it would not start within {days} days at the recorded run times"
+    if estimate.unknown:
+        return f"assuming {unknown}, without a recorded run time, keep running"
+    return "from the recorded run times of the running and queued workloads"

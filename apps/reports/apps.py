@@ -6,9 +6,14 @@ class ReportsConfig(AppConfig):
     label = "reports"
 
     def ready(self) -> None:
+        from apps.reports.current_prices import current_flavor_price
         from apps.reports.recorder import SUBSCRIBER, lag_seconds
         from core.observability.collectors import register_gauge
+        from core.prices import use_price_reader
         from informer import registry
+
+        # A job's quote prices it as the reports do (``core.prices``).
+        use_price_reader(current_flavor_price)
 
         # The informer hands the recorder every Workload event.
         registry.subscribe(SUBSCRIBER)

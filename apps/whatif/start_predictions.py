@@ -20,13 +20,14 @@ from apps.whatif import recorded_trace
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
-from apps.whatif.replay.stats import median
 from core import permissions
 from core.dates import iso_z
 from core.errors import NotAllowed
 from core.kube import KubeClient
+from core.stats import median
 from informer import objects as o
 from informer.kinds import workload_ref
+from kueuemodel import with_run_time
 
 HORIZON = timedelta(days=14)
 
@@ -91,7 +92,7 @@ def _predict(objects: list[dict], workloads: list[dict], target: dict) -> dateti
     now = timezone.now()
     now_ms = round(now.timestamp() * 1000)
     runs = start_estimates.expected_runs(recorded_trace.load_trace(now - timedelta(days=28), now))
-    prepared = [start_estimates.with_run_time(w, _expected(runs, w), now_ms) for w in workloads]
+    prepared = [with_run_time(w, _expected(runs, w), now_ms) for w in workloads]
     starts = start_estimates.predict_starts(
         objects, prepared, now_ms=now_ms, horizon_ms=int(HORIZON.total_seconds() * 1000)
     )

@@ -21,10 +21,17 @@
     return data;
   }
 
+  function cost(answer) {
+    var c = answer.expected_cost;
+    if (!c) return answer.cost_note ? " No expected cost: " + answer.cost_note + "." : "";
+    var basis = c.run_time_basis === "recorded_p50" ? "median of recorded runs" : "at most";
+    return " Expected cost $" + c.usd.toFixed(2) + " (" + c.gpu_hours + " GPU-hours, " + basis + ").";
+  }
+
   function words(answer) {
     if (answer.verdict === "never") return "Never: " + answer.summary + ".";
-    if (answer.verdict === "now") return "Now: " + answer.summary + ".";
-    if (answer.verdict === "later") return "Later: " + answer.summary + ".";
+    if (answer.verdict === "now") return "Now: " + answer.summary + "." + cost(answer);
+    if (answer.verdict === "later") return "Later: " + answer.summary + "." + cost(answer);
     return (answer.field ? answer.field + ": " : "") + answer.detail;
   }
 

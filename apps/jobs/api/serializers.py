@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
 from apps.jobs.models import BatchJob, JobEvent, Notebook
+from apps.jobs.services.jobs import JobRequest
 from core.api_fields import ModelSerializer, UtcDateTimeField
 from core.errors import CODES
 from core.strict_input import RejectUnknownFields
@@ -116,6 +117,51 @@ class JobCreateSerializer(StrictSerializer):
     )
 
 
+class StartEstimateSerializer(serializers.Serializer):
+    p50 = UtcDateTimeField(allow_null=True)
+    p90 = UtcDateTimeField(allow_null=True, help_text="Null: not within 14 days.")
+
+
+class ExpectedCostSerializer(serializers.Serializer):
+    usd = serializers.FloatField()
+    gpu_hours = serializers.FloatField()
+    usd_per_gpu_hour = serializers.FloatField()
+    price_source = serializers.CharField(
+        help_text="`opencost, report <week>` or `price-table, report <week>` (the newest "
+        "weekly report's price), or `price-table` (the portal's table now)."
+    )
+    run_hours = serializers.FloatField()
+    run_time_basis = serializers.ChoiceField(
+        choices=["recorded_p50", "max_runtime"],
+        help_text="`recorded_p50`: the median of the template and team's recorded runs (at "
+        "most the maximum run time); `max_runtime`: none recorded, so the maximum run time.",
+    )
+    runs_recorded = serializers.IntegerField()
+
+
+class JobQuoteRequestSerializer(JobCreateSerializer):
+    kind = serializers.ChoiceField(
+        choices=["job"], required=False, help_text="`job` (the default): a batch job's body."
+    )
+
+
+class NotebookQuoteRequestSerializer(NotebookCreateSerializer):
+    kind = serializers.ChoiceField(
+        choices=["notebook"], help_text="`notebook`: a notebook request's body."
+    )
+
+
+def job_request(body) -> JobRequest:
+    """The ``JobRequest`` of a job's body (the API's and ``manage.py quote``'s); a bad body
+    raises DRF's ``ValidationError`` or ``unknown_field``."""
+    parsed = JobCreateSerializer(data=body)
+    parsed.is_valid(raise_exception=True)
+    data = dict(parsed.validated_data)
+    if "command" in data:
+        data["command"] = tuple(data["command"])
+    return JobRequest(**data)
+
+
 class QuoteSerializer(serializers.Serializer):
     """What would happen to a job submitted now (``apps.jobs.verdict``)."""
 
@@ -145,7 +191,21 @@ class QuoteSerializer(serializers.Serializer):
         help_text="`now` only: how many workloads of other teams it would preempt."
     )
     pending_reason = serializers.CharField(help_text="`later` only: Kueue's reason to wait.")
-    estimated_start = UtcDateTimeField(allow_null=True, help_text="Not estimated yet: always null.")
+    estimated_start = StartEstimateSerializer(
+        allow_null=True,
+        help_text="`later` only: when it would start if the running and queued workloads "
+        "ran their recorded median (`p50`) or 90th-percentile (`p90`) run times; null "
+        "when no start is found (see `estimate_note`).",
+    )
+    estimate_note = serializers.CharField(
+        help_text="`later` only: what the estimate assumed, or why there is none."
+    )
+    expected_cost = ExpectedCostSerializer(
+        allow_null=True,
+        help_text="`now` and `later`: GPUs × expected run time × the flavor's price; null "
+        "when the flavor has no price (see `cost_note`).",
+    )
+    cost_note = serializers.CharField(help_text="Why there is no expected cost.")
 
 
 class JobEventSerializer(ModelSerializer):

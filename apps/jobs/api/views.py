@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -13,7 +18,9 @@ from apps.jobs.api import serializers as s
 from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.models import BatchJob, Notebook
 from apps.jobs.services.common import resolve_subject
+from apps.jobs.services.notebook_quotes import quote_notebook
 from apps.jobs.services.quotes import quote_job
+from core.api_errors import domain_body
 from core.errors import RuleBroken
 from core.visibility import VisibleMixin
 
@@ -30,7 +37,11 @@ ERRORS = {
         (400, "`invalid`, `unknown_field`, `never_fits`, `image_not_allowed`, …"),
         (403, "`not_a_member`, `launcher_not_allowed`, `tier_not_allowed`, `forbidden`"),
         (404, "Not found (or not yours)."),
-        (409, "`quota_exceeded`, `pool_full`, `pool_not_configured`, `not_renewable`"),
+        (
+            409,
+            "`quota_exceeded`, `pool_full` (a notebook request's carries `quote`: when the "
+            "pool would have room), `pool_not_configured`, `not_renewable`",
+        ),
         (422, "`idempotency_key_reused`"),
     )
 }
@@ -95,12 +106,18 @@ class NotebookViewSet(
         data = parse(s.NotebookCreateSerializer, request.data)
         actor = principal(request)
         user = resolve_subject(actor, data.pop("user"))
-        submission = services.request_notebook(
-            user,
-            services.NotebookRequest(**data),
-            actor=actor,
-            idempotency_key=idempotency_key(request),
-        )
+        spec = services.NotebookRequest(**data)
+        try:
+            submission = services.request_notebook(
+                user, spec, actor=actor, idempotency_key=idempotency_key(request)
+            )
+        except RuleBroken as exc:
+            if exc.code != "pool_full":
+                raise
+            # A spawn page can say when the pool would have room: the quote comes along.
+            quote = quote_notebook(user, spec, actor=actor)
+            body = {**domain_body(exc), "quote": s.QuoteSerializer(quote.as_dict()).data}
+            return Response(body, status=exc.status)
         return created(s.NotebookSerializer(submission.record).data, submission.replayed)
 
     @extend_schema(request=s.RenewSerializer, responses={200: s.NotebookSerializer, **ERRORS})
@@ -147,12 +164,9 @@ class JobViewSet(
         responses={201: s.JobDetailSerializer, **ERRORS},
     )
     def create(self, request):
-        data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
         submission = services.submit_job(
             request.user,
-            services.JobRequest(**data),
+            s.job_request(request.data),
             actor=principal(request),
             idempotency_key=idempotency_key(request),
         )
@@ -165,10 +179,14 @@ class JobViewSet(
 
 
 class QuoteViewSet(viewsets.ViewSet):
-    """A quote for a job before it is submitted: the job's body, nothing written."""
+    """A quote for a job or a notebook before it is asked for: its body, nothing written."""
 
     @extend_schema(
-        request=s.JobCreateSerializer,
+        request=PolymorphicProxySerializer(
+            component_name="QuoteRequest",
+            serializers=[s.JobQuoteRequestSerializer, s.NotebookQuoteRequestSerializer],
+            resource_type_field_name=None,
+        ),
         responses={
             200: s.QuoteSerializer,
             **ERRORS,
@@ -178,8 +196,25 @@ class QuoteViewSet(viewsets.ViewSet):
         },
     )
     def create(self, request):
-        data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
-        quote = quote_job(request.user, services.JobRequest(**data), actor=principal(request))
+        body = request.data if isinstance(request.data, dict) else {}
+        kind = body.get("kind", "job")
+        if kind == "notebook":
+            quote = notebook_quote(request, {k: v for k, v in body.items() if k != "kind"})
+        elif kind == "job":
+            job = s.job_request({k: v for k, v in body.items() if k != "kind"} or request.data)
+            quote = quote_job(request.user, job, actor=principal(request))
+        else:
+            raise RuleBroken(
+                'kind must be "job" or "notebook", e.g. "kind": "notebook"',
+                code="invalid",
+                field="kind",
+            )
         return Response(s.QuoteSerializer(quote.as_dict()).data)
+
+
+def notebook_quote(request, body: dict):
+    """The quote of a notebook request's ``body`` (a launcher names the user it is for)."""
+    data = parse(s.NotebookCreateSerializer, body)
+    actor = principal(request)
+    user = resolve_subject(actor, data.pop("user"))
+    return quote_notebook(user, services.NotebookRequest(**data), actor=actor)

@@ -104,20 +104,16 @@ def _request_notebook(
     once = Idempotency.of(Notebook, idempotency_key, owner=user, spec=spec, actor=actor)
     if (replayed := once.replay()) is not None:
         return replayed
-    pool = InteractivePool.objects.current()
-    if pool is None:
-        raise RuleBroken("no interactive pool is enabled", code="pool_not_configured")
-    team = resolve_team(user, spec.team)
-    check_acts_for(actor, user, team)
-    namespace = resolve_namespace(team, spec.namespace)
-    pool_flavor, profile, ttl = _validate(pool, spec)
+    pool, team, namespace, pool_flavor, profile, ttl = checked_notebook_request(
+        user, spec, actor=actor
+    )
     # Race: two requests (same user, or the last free GPUs of a flavor) both count the
     # active notebooks before either inserts, and both pass. Every request locks the
     # pool row first, so counting and inserting are serialised pool-wide.
     pool = InteractivePool.objects.select_for_update().get(pk=pool.pk)
     if (replayed := once.replay()) is not None:
         return replayed
-    _check_limits(pool, user, pool_flavor, spec.gpus)
+    check_notebook_limits(pool, user, pool_flavor, spec.gpus)
     name = existing or new_name("nb")
     notebook = Notebook(
         owner=user,
@@ -154,6 +150,18 @@ def _request_notebook(
         audit(actor, AuditAction.CREATE, notebook, after=after, reason="notebook requested")
         after_commit(notebook_to_provision, notebook.pk)
     return submission
+
+
+def checked_notebook_request(user, spec: NotebookRequest, *, actor: Principal):
+    """Every rule of a request but the limits (``check_notebook_limits``), without saving:
+    the pool, team, namespace, pool flavor, profile and lifetime in hours it would get."""
+    pool = InteractivePool.objects.current()
+    if pool is None:
+        raise RuleBroken("no interactive pool is enabled", code="pool_not_configured")
+    team = resolve_team(user, spec.team)
+    check_acts_for(actor, user, team)
+    namespace = resolve_namespace(team, spec.namespace)
+    return (pool, team, namespace, *_validate(pool, spec))
 
 
 def _validate(pool: InteractivePool, spec: NotebookRequest):
@@ -204,7 +212,8 @@ def _check_ever_fits(pool: InteractivePool, pool_flavor, gpus: int) -> None:
     )
 
 
-def _check_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
+def check_notebook_limits(pool: InteractivePool, user, pool_flavor, gpus: int) -> None:
+    """The user's notebook and GPU limits, then the pool's room (``pool_full``)."""
     mine = Notebook.objects.active().filter(owner=user).aggregate(n=Count("pk"), g=Sum("gpus"))
     if mine["n"] + 1 > pool.max_notebooks_per_user:
         raise RuleBroken(

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.conf import settings
 from django.utils import timezone
 
 from apps.jobs import verdict
+from apps.jobs.expected_cost import expected_cost
 from apps.jobs.manifests import job_manifest
+from apps.jobs.models import BatchJob
+from apps.jobs.run_history import ExpectedRun, expected_run, expected_runs_of, recorded_runs
 from apps.jobs.services.common import Principal
 from apps.jobs.services.jobs import JobRequest, build_job
 from apps.jobs.status import Need
@@ -15,6 +20,7 @@ from apps.queues.reconcile.observe import observe
 from core import permissions
 from core.errors import RuleBroken
 from core.kube import KubeClient
+from core.prices import flavor_price
 from informer import objects as o
 from informer.kinds import workload_ref
 
@@ -32,14 +38,46 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
     with client or KubeClient() as kube:
         objects = list(observe(kube, settings.KUEUE_API_VERSION).values())
         workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
-    return verdict.admission_verdict(
+    answer = verdict.admission_verdict(
         objects,
         workloads,
         job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM),
         now_ms=round(now.timestamp() * 1000),
         need=Need(job.flavor.name, job.gpu_resource, job.total_gpus),
         may_see=_namespace_check(user),
+        expected=_expected_runs(workloads, now=now),
     )
+    runs = recorded_runs({(job.template_id, job.team_id)}, now=now)
+    run = expected_run(runs.get((job.template_id, job.team_id), []), job.max_runtime_seconds)
+    return priced(answer, job.flavor.name, job.total_gpus, run, job.max_runtime_seconds)
+
+
+def priced(
+    answer: verdict.Verdict, flavor: str, gpus: int, run: ExpectedRun | None, bound_s: int
+) -> verdict.Verdict:
+    """``answer`` with the expected cost of ``gpus`` of ``flavor`` for ``run`` (at most
+    ``bound_s``), priced as the reports price it."""
+    price = flavor_price(flavor)
+    if price is None:
+        note = f"no price for {flavor}: no weekly report or price table has one"
+        return replace(answer, cost_note=note)
+    return replace(answer, cost=expected_cost(gpus, run, bound_s, price))
+
+
+def _expected_runs(workloads: list[dict], *, now) -> dict[str, ExpectedRun]:
+    """``namespace/name`` → the expected run of each Workload of one of our batch jobs
+    whose template and team have recorded runs."""
+    owners = {}
+    for workload in workloads:
+        kind, name = o.owner(workload)
+        if kind == "Job":
+            owners[(o.namespace_name(workload)[0], name)] = o.key(workload)
+    jobs = BatchJob.objects.filter(
+        namespace__in={ns for ns, _ in owners}, name__in={name for _, name in owners}
+    )
+    jobs = [j for j in jobs if (j.namespace, j.name) in owners]
+    runs = expected_runs_of(jobs, now=now)
+    return {owners[(j.namespace, j.name)]: runs[j.pk] for j in jobs if runs[j.pk] is not None}
 
 
 def _namespace_check(user):

@@ -101,7 +101,8 @@ def test_a_job_behind_full_quota_is_later_without_an_invented_start(
     body = quote(scientist, EIGHT)
     assert body["verdict"] == "later"
     assert body["estimated_start"] is None
-    assert "no start estimate yet" in body["summary"]
+    # None of the three has a recorded run time: no number is made up.
+    assert "no start estimate (no recorded run time of" in body["summary"]
     # Its page would say the same: 16 h100 all held, nothing lent in the cohort.
     assert body["pending_reason"] == (
         "waiting for quota in vision: needs 8 nvidia.com/gpu on h100, 0 free, cohort can lend 0"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from apps.whatif.replay.engine import ReplayResult
-from apps.whatif.replay.stats import mean, percentile
 from apps.whatif.replay.trace import TraceWorkload
+from core.stats import mean, percentile
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from dataclasses import asdict, dataclass
 
 from apps.queues.quantity import parse_units
 from apps.whatif.replay.engine import ReplayResult
-from apps.whatif.replay.stats import mean, percentile
 from apps.whatif.replay.trace import TraceWorkload, is_gpu
+from core.stats import mean, percentile
 
 HOUR_MS = 3_600_000
 # A team "gains" or "loses" only beyond these margins, so rounding noise is no verdict.

@@ -9,7 +9,7 @@ from apps.whatif import recorded_trace, start_predictions
 from apps.whatif.policies import policy_objects
 from apps.whatif.replay import start_estimates
 from apps.whatif.replay.manifests import arrivals
-from kueuemodel import Simulation
+from kueuemodel import Simulation, with_run_time
 from testkit.clients import api_as
 from testkit.history_traces import history_trace, record_history
 
@@ -43,9 +43,7 @@ def test_eta_accuracy_is_measured_on_seeded_history(queue, other_queue):
     now_ms = trace[0].created_ms + 14 * HOUR_MS
     cluster = [w for w in _cluster_at(objects, trace, now_ms) if not _finished(w)]
     queued = [
-        start_estimates.with_run_time(
-            w, start_estimates.expected_run(runs, w["spec"]["queueName"], 2), now_ms
-        )
+        with_run_time(w, start_estimates.expected_run(runs, w["spec"]["queueName"], 2), now_ms)
         for w in cluster
     ]
     starts = start_estimates.predict_starts(objects, queued, now_ms=now_ms, horizon_ms=48 * HOUR_MS)

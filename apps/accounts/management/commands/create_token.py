@@ -7,10 +7,10 @@ from apps.accounts.services import DEFAULT_DAYS, issue_api_token
 from core.errors import DomainError
 
 
-def active_user(username: str) -> User:
+def active_user(username: str, *, option: str = "--user") -> User:
     user = User.objects.filter(username=username, is_active=True).first()
     if user is None:
-        raise CommandError(f"--user: no active user {username!r}")
+        raise CommandError(f"{option}: no active user {username!r}")
     return user
 
 
