@@ -3,5 +3,6 @@ from core.api_router import ApiRouter
 
 router = ApiRouter()
 router.register("reports", views.WeeklyReportViewSet, basename="report")
+router.register("usage", views.UsageViewSet, basename="usage")
 
 urlpatterns = router.urls
