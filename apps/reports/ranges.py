@@ -18,6 +18,7 @@ from core.errors import InvalidInput
 
 PRESETS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
 CUSTOM = "custom"
+TIMES = ("from", "to")
 LONGEST = timedelta(days=90)
 MAX_POINTS = 500
 STEPS_MINUTES = (1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440)
@@ -45,9 +46,21 @@ class Range:
 
 def parse_range(params: Mapping[str, str], *, now: datetime) -> Range:
     """The range ``params`` ask for; ``InvalidInput`` naming each bad field otherwise."""
+    unknown = sorted(set(params) - {"range", *TIMES})
+    if unknown:
+        raise InvalidInput.single(
+            unknown[0][:40], "is not a parameter here: use range, or from and to"
+        )
     custom = bool(params.get("from") or params.get("to"))
-    name = params.get("range") or (CUSTOM if custom else "24h")
+    name = params.get("range")
+    if name is None:  # absent, not empty: an empty choice is a bad one
+        name = CUSTOM if custom else "24h"
     if name in PRESETS:
+        if custom:
+            field = "from" if params.get("from") else "to"
+            raise InvalidInput.single(
+                field, f"only with range=custom, e.g. range=custom&from={EXAMPLE}"
+            )
         end = _minute(now) + 1
         return _stepped(name, end - int(PRESETS[name].total_seconds()) // MINUTE, end)
     if name != CUSTOM:
@@ -59,7 +72,7 @@ def parse_range(params: Mapping[str, str], *, now: datetime) -> Range:
 def _custom(params: Mapping[str, str]) -> Range:
     errors: dict[str, list[str]] = {}
     times = {}
-    for field in ("from", "to"):
+    for field in TIMES:
         times[field] = _time(params.get(field) or "", field, errors)
     if errors:
         raise InvalidInput(errors)

@@ -369,7 +369,7 @@ MATRIX: dict[str, list[tuple]] = {
     "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, 200))],
     # Usage over a range: every signed-in user, narrowed to their teams; a bad range is
     # 400 for everyone signed in. The page refuses tokens, as every page does.
-    "usage-list": [
+    "usage": [
         ("get", "/api/v1/usage/?range=7d", None, (U, 200, 200, 200, 200, 200)),
         ("get", "/api/v1/usage/?range=1y", None, (U, 400, 400, 400, 400, 400)),
     ],

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from apps.reports.compute.level_changes import LEVELS
 from apps.reports.models import WeeklyReport
@@ -99,10 +100,11 @@ RANGE_PARAMETERS = [
 ]
 
 
-class UsageViewSet(viewsets.ViewSet):
+class UsageView(APIView):
     """``/api/v1/usage/?range=7d``: each visible team's GPUs in use and queue over a range,
-    one value per step (at most 500 steps), from the recorded history."""
+    one value per step (at most 500 steps), from the recorded history. A plain view, not
+    a viewset's ``list``: the answer is one object, which the schema would call a list."""
 
     @extend_schema(parameters=RANGE_PARAMETERS, responses={200: USAGE})
-    def list(self, request):
+    def get(self, request):
         return Response(scoped_levels(request))

@@ -43,6 +43,9 @@ def test_from_moves_back_to_a_whole_step():
     ("query", "field", "words"),
     [
         ("range=3d", "range", "range=7d"),
+        ("range=", "range", "range=7d"),
+        ("range=7d&from=2026-11-16T00:00Z", "from", "only with range=custom"),
+        ("range=7d&step=1", "step", "not a parameter"),
         ("range=custom&to=2026-11-17T00:00Z", "from", "2026-11-16T09:00Z"),
         ("from=yesterday&to=2026-11-17T00:00Z", "from", "ISO 8601"),
         ("from=2026-11-17T00:00Z&to=2026-11-16T00:00Z", "to", "after from"),
