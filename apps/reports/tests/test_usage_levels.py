@@ -115,3 +115,20 @@ def test_replaying_the_history_changes_nothing_and_a_rebuild_agrees(recorded, te
     assert rebuilt == rows
     minute_of = int((M + 10 * H) // 60)  # vision's admission: +2 in use, −1 pending (−2 GPUs)
     assert ("vision", minute_of, 2, -1, -2) in rows
+
+
+def test_the_api_reads_the_same_number_of_queries_however_long_the_history(recorded, admin):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = api_as(admin)
+    with CaptureQueriesContext(connection) as two_workloads:
+        client.get(f"/api/v1/usage/?{DAY}")
+    history.record(*(
+        history.life(f"more-{i}", "team-vision", created=M + i * H, admitted=M + i * H + 60,
+                     ended=M + i * H + 600)
+        for i in range(5)
+    ))  # fmt: skip
+    with CaptureQueriesContext(connection) as seven_workloads:
+        client.get(f"/api/v1/usage/?{DAY}")
+    assert len(seven_workloads) == len(two_workloads)
