@@ -132,3 +132,22 @@ def test_the_api_reads_the_same_number_of_queries_however_long_the_history(recor
     with CaptureQueriesContext(connection) as seven_workloads:
         client.get(f"/api/v1/usage/?{DAY}")
     assert len(seven_workloads) == len(two_workloads)
+
+
+def rollup() -> set[tuple]:
+    return set(LevelChange.objects.values_list("team_slug", "minute", "gpus_in_use",
+                                               "pending_workloads", "pending_gpus"))  # fmt: skip
+
+
+def test_a_workload_that_vanished_leaves_the_queue_and_a_rebuild_agrees(team, queue, admin):
+    from apps.reports.services import mark_vanished
+
+    history.record(history.life("lost", "team-vision", created=M + H, admitted=None, ended=None))
+    vanished_at = datetime.fromtimestamp(M + 3 * H, UTC)
+    assert mark_vanished(set(), at=vanished_at) == 1
+    # pending (1 workload, 1 GPU) from 1:00 until it vanished at 3:00
+    body = api_as(admin).get(f"/api/v1/usage/?{DAY}").json()
+    assert levels(body)["vision"]["pending_gpus"] == expected({(1, 5): 1, (3, 5): 0})
+    recorded_rows = rollup()
+    rebuild_level_rollup()
+    assert rollup() == recorded_rows
