@@ -5,7 +5,10 @@ store, Prometheus/OpenCost unset so their panels are marked as gaps) beside its
 floor, one PostgreSQL scan of the week's transitions (``_floor``), alternating
 floor, build, floor, build … in one run — median and best of each, their ratio,
 the load average, and peak RSS of this process; (2) the stored report page, p95
-of 40 requests; (3) the 52-week trend page with 52 stored snapshots.
+of 40 requests; (3) the 52-week trend page with 52 stored snapshots; (4) the usage
+range views (``/api/v1/usage/`` and ``/reports/usage/``) over the last 24 h, 7 d and
+30 d of the week, p95 of 20 requests each, after rebuilding their rollup from the
+COPYed history (timed too: the recorder keeps it as it records, COPY bypasses it).
 
 Uses (and recreates, unless ``--keep``) a scratch PostgreSQL database. History rows
 are written with COPY (recording 1M events through the watch path would benchmark
@@ -287,6 +290,27 @@ def _store_52_weeks() -> None:
         )
 
 
+def _rebuild_rollup() -> None:
+    from apps.reports import services
+
+    before = time.perf_counter()
+    rows = services.rebuild_level_rollup()
+    print(f"level rollup rebuilt from all history: {rows:,} team-minutes in "
+          f"{time.perf_counter() - before:.1f} s")  # fmt: skip
+
+
+def _range_views_p95() -> None:
+    """The usage views over ranges ending at the week's end (the only history there is)."""
+    end = MONDAY + timedelta(days=7)
+    for name, span in (("24 h", timedelta(hours=24)), ("7 d", timedelta(days=7)),
+                       ("30 d", timedelta(days=30))):  # fmt: skip
+        query = f"from={(end - span):%Y-%m-%dT%H:%MZ}&to={end:%Y-%m-%dT%H:%MZ}"
+        api = _page_p95(f"/api/v1/usage/?{query}", 20)
+        page = _page_p95(f"/reports/usage/?{query}", 20)
+        print(f"usage range {name}: API p95 {api:.1f} ms, page p95 {page:.1f} ms, "
+              f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workloads", type=int, default=200_000)
@@ -294,6 +318,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="reuse a filled database")
     parser.add_argument("--dump", help="write the stored report's JSON here")
     parser.add_argument("--profile", action="store_true", help="cProfile one build")
+    parser.add_argument("--ranges-only", action="store_true", help="only the usage range views")
     args = parser.parse_args()
     url, fill = _recreate_database(args.keep)
     _setup_django(url)
@@ -303,6 +328,11 @@ def main() -> int:
         events = _load_history(args.workloads)
         elapsed = time.perf_counter() - started
         print(f"loaded {events:,} transitions of {args.workloads:,} workloads in {elapsed:.1f} s")
+    if fill or args.ranges_only:
+        _rebuild_rollup()
+    if args.ranges_only:
+        _range_views_p95()
+        return 0
     if args.profile:
         _profile()
         return 0
@@ -313,6 +343,7 @@ def main() -> int:
     print(f"stored report page p95: {_page_p95(f'/reports/{WEEK}/', 40):.1f} ms")
     _store_52_weeks()
     print(f"52-week trend page p95: {_page_p95('/reports/trend/', 20):.1f} ms")
+    _range_views_p95()
     return 0
 
 

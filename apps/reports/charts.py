@@ -142,3 +142,23 @@ def trend_wait_columns(weeks: list[tuple[str, dict]]) -> list[tuple[str, list]]:
 def scope_of(weeks: list[tuple[str, dict]]) -> str:
     """``cluster`` or ``teams``: whose figures a trend shows (``visibility.scoped_totals``)."""
     return next((t.get("scope", "cluster") for _, t in weeks), "cluster")
+
+
+LEVEL_TITLES = {
+    "gpus_in_use": "GPUs in use (admitted)",
+    "pending_workloads": "workloads pending",
+    "pending_gpus": "GPUs pending",
+}
+
+
+def level_lines(series: dict, level: str) -> dict:
+    """One team per line: ``level`` at the start of the range and at each step's end,
+    drawn as steps (the level holds until the next change)."""
+    data = [
+        {"type": "scatter", "mode": "lines", "name": row["team"] or "(no team)",
+         "line": {"shape": "hv"}, "x": series["times"], "y": row[level]}
+        for row in series["teams"]
+    ]  # fmt: skip
+    layout = {"xaxis": axis("time (UTC)", type="date"), "yaxis": axis(LEVEL_TITLES[level]),
+              "margin": MARGIN, "legend": {"orientation": "h"}}  # fmt: skip
+    return empty_unless_drawn({"data": data, "layout": layout}, "No team in your scope.")

@@ -22,8 +22,12 @@ from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
 from apps.reports.timeline import RANK, WorkloadInfo, replay
 from informer.objects import is_gpu_resource
+from informer.workload import Transition
 
 CHUNK = 20_000
+# The steps whose reason ``timeline.replay`` reads (a pending span's, a preemption's):
+# the others' reasons are never looked at, so the build does not fetch them.
+_REASON_READ = ", ".join(f"'{kind.value}'" for kind in (Transition.PENDING, Transition.PREEMPTED))
 NOTEBOOK_OWNERS = ("StatefulSet",)
 
 
@@ -100,8 +104,8 @@ def _steps(records, end):
 def _steps_sql(records, end):
     """PostgreSQL: one row per workload with its steps as parallel arrays in replay
     order — a fifth of the tuples of one row per transition, decoded in C — with epoch
-    seconds computed by the server and JSON decoded only for the details the replay
-    reads, through a named server-side cursor."""
+    seconds computed by the server, and reasons and JSON details sent only for the steps
+    whose reason or detail the replay reads, through a named server-side cursor."""
     ranks = " ".join(f"WHEN '{kind}' THEN {rank}" for kind, rank in RANK.items())
     subquery, params = records.order_by().values("pk").query.sql_with_params()
     # array_agg keeps the order of a sorted subquery (GroupAggregate over the sort);
@@ -109,7 +113,8 @@ def _steps_sql(records, end):
     sql = f"""
         SELECT workload_id, array_agg(type), array_agg(at), array_agg(reason), array_agg(detail)
         FROM (
-            SELECT t.workload_id, t.type, EXTRACT(EPOCH FROM t.at)::float8 AS at, t.reason,
+            SELECT t.workload_id, t.type, EXTRACT(EPOCH FROM t.at)::float8 AS at,
+                   CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason ELSE '' END AS reason,
                    CASE WHEN t.type IN ('quota_reserved', 'preempted') THEN t.detail::text END
                        AS detail
             FROM reports_workloadtransition t

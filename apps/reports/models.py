@@ -172,3 +172,30 @@ class HistoryGap(models.Model):
     @property
     def covered_by_events(self) -> bool:
         return self.events_from is not None and self.events_from <= self.start
+
+
+class LevelChange(models.Model):
+    """The net change, within one minute, of one team's GPUs in use and queue.
+
+    A rollup the recorder keeps as it records transitions (``services.level_rollup``),
+    so the usage range views sum a few hundred thousand small rows at most instead of
+    replaying millions of transitions. The level at any minute is the sum of every
+    change before it. ``minute`` counts minutes since the Unix epoch (UTC): integer
+    division gives a step's index in SQL on PostgreSQL and SQLite alike.
+    """
+
+    team_slug = models.CharField(max_length=63, blank=True)
+    minute = models.IntegerField(db_index=True)
+    gpus_in_use = models.IntegerField(default=0)
+    pending_workloads = models.IntegerField(default=0)
+    pending_gpus = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team_slug", "minute"], name="one_level_change_per_minute"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team_slug or '(no team)'} at minute {self.minute}"

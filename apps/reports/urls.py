@@ -20,6 +20,7 @@ urlpatterns = [
     path("", views.index, name="index"),
     path("trend/", views.trend, name="trend"),
     path("glossary/", views.glossary, name="glossary"),
+    path("usage/", views.usage, name="usage"),
     path("<isoweek:week>/", views.week_page, name="week"),
     path("<isoweek:week>/report.json", views.week_json, name="week-json"),
     path("<isoweek:week>/report.csv", views.week_csv, name="week-csv"),

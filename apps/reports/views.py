@@ -11,16 +11,20 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from apps.accounts.authentication import token_or_login_required
-from apps.reports import charts, freshness, gaps, period
+from apps.reports import charts, freshness, gaps, period, ranges
 from apps.reports.compute.weeks import parse_week, previous_weeks
 from apps.reports.exports import csv_rows
+from apps.reports.forms import RangeForm
 from apps.reports.glossary import TERMS
+from apps.reports.level_history import level_series
 from apps.reports.models import WeeklyReport
 from apps.reports.querysets import visible_team_ids
 from apps.reports.visibility import scoped, scoped_totals
 from core import permissions
 from core.csv_export import csv_response
 from core.dates import iso_z
+from core.errors import InvalidInput
+from core.pages import add_to_form
 
 TREND_WEEKS = 52
 
@@ -144,3 +148,30 @@ def trend_rows(weeks: list[tuple[str, dict]], so_far: dict[str, str]) -> list[tu
         (week, so_far.get(week, ""), t, [values[i] for values in columns])
         for i, (week, t) in enumerate(weeks)
     ]
+
+
+def scoped_levels(request: HttpRequest) -> dict:
+    """GPUs in use and queue per team over the range the query asks for, in the viewer's
+    scope; ``InvalidInput`` naming the field when the range is malformed."""
+    chosen = ranges.parse_range(request.GET, now=timezone.now())
+    return level_series(chosen, team_slugs(request.user))
+
+
+@login_required
+def usage(request: HttpRequest) -> HttpResponse:
+    form = RangeForm(request.GET or None)
+    try:
+        series = scoped_levels(request)
+    except InvalidInput as exc:
+        form.is_valid()
+        add_to_form(form, exc)
+        return render(request, "reports/usage.html", {"form": form}, status=400)
+    context = {
+        "form": form,
+        "series": series,
+        "charts": [
+            {"id": f"{level}-data", "spec": charts.level_lines(series, level)}
+            for level in charts.LEVEL_TITLES
+        ],
+    }
+    return render(request, "reports/usage.html", context)

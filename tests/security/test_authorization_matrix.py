@@ -367,6 +367,16 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/reports/{week}/report.json", None, (L, 200, 200, 200, 200, 200))
     ],
     "reports:week-csv": [("get", "/reports/{week}/report.csv", None, (L, 200, 200, 200, 200, 200))],
+    # Usage over a range: every signed-in user, narrowed to their teams; a bad range is
+    # 400 for everyone signed in. The page refuses tokens, as every page does.
+    "usage": [
+        ("get", "/api/v1/usage/?range=7d", None, (U, 200, 200, 200, 200, 200)),
+        ("get", "/api/v1/usage/?range=1y", None, (U, 400, 400, 400, 400, 400)),
+    ],
+    "reports:usage": [
+        ("get", "/reports/usage/?range=30d", None, (L, 200, 200, 200, 200, T)),
+        ("get", "/reports/usage/?range=1y", None, (L, 400, 400, 400, 400, T)),
+    ],
     # --- notebooks and jobs: {nb} and {job} belong to the scientist (team vision),
     # {peer_nb} and {peer_job} to a teammate of the scientist's.
     # A notebook is seen by its owner, its requester, vision's lead and admins; a job

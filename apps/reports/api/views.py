@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from apps.reports import period
+from apps.reports.compute.level_changes import LEVELS
 from apps.reports.models import WeeklyReport
-from apps.reports.views import scoped_report, team_slugs
+from apps.reports.ranges import CUSTOM, EXAMPLE, PRESETS
+from apps.reports.views import scoped_levels, scoped_report, team_slugs
 from apps.reports.visibility import scoped_totals
 from core.api_fields import ModelSerializer
 from core.dates import iso_z
@@ -80,3 +83,43 @@ class WeeklyReportViewSet(viewsets.ReadOnlyModelViewSet):
                 for w, t, covered in reversed(rows)
             ]
         )
+
+
+LEVEL_VALUES = {"type": "array", "items": {"type": "integer"}}
+USAGE = {
+    "type": "object",
+    "required": ["range", "from", "to", "step_seconds", "scope", "times", "teams"],
+    "properties": {
+        "range": {"type": "string", "enum": [*PRESETS, CUSTOM]},
+        "from": {"type": "string", "format": "date-time"},
+        "to": {"type": "string", "format": "date-time"},
+        "step_seconds": {"type": "integer"},
+        "scope": {"type": "string", "enum": ["cluster", "teams"]},
+        "times": {"type": "array", "items": {"type": "string", "format": "date-time"}},
+        "teams": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["team", *LEVELS],
+                "properties": {"team": {"type": "string"}, **dict.fromkeys(LEVELS, LEVEL_VALUES)},
+            },
+        },
+    },
+}
+RANGE_PARAMETERS = [
+    OpenApiParameter("range", str, enum=[*PRESETS, CUSTOM], description="default 24h"),
+    OpenApiParameter("from", str, description=f"with range=custom: ISO 8601, e.g. {EXAMPLE}"),
+    OpenApiParameter(
+        "to", str, description="with range=custom: ISO 8601, at most 90 days after from"
+    ),
+]
+
+
+class UsageView(APIView):
+    """``/api/v1/usage/?range=7d``: each visible team's GPUs in use and queue over a range,
+    one value per step (at most 500 steps), from the recorded history. A plain view, not
+    a viewset's ``list``: the answer is one object, which the schema would call a list."""
+
+    @extend_schema(parameters=RANGE_PARAMETERS, responses={200: USAGE})
+    def get(self, request):
+        return Response(scoped_levels(request))

@@ -9,6 +9,7 @@ from django.db.models import Q
 
 from apps.reports import kueue_events
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition
+from apps.reports.services import level_rollup
 from informer.workload import Transition
 
 # Event and condition times are whole seconds, written by different calls of Kueue's
@@ -53,7 +54,9 @@ def record_history_gap(
     ]  # fmt: skip
     mine = WorkloadTransition.objects.filter(workload_id__in=list(records.values()), rebuilt=True)
     before = mine.count()
+    levels = level_rollup.changes_of(records.values())
     WorkloadTransition.objects.bulk_create(rows, ignore_conflicts=True)
+    level_rollup.apply_since(levels, records.values())
     _earlier_first_admissions(rows)
     return HistoryGap.objects.create(
         start=start,

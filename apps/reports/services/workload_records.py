@@ -11,6 +11,7 @@ from apps.queues.models import TeamNamespace
 from apps.reports import extract
 from apps.reports.choices import Outcome
 from apps.reports.models import WorkloadRecord, WorkloadTransition
+from apps.reports.services import level_rollup
 from informer import objects, workload
 from informer.objects import parse_time
 from informer.workload import Transition, TransitionFact
@@ -90,8 +91,12 @@ def _insert(
         for s in steps
     ]  # fmt: skip
     before = WorkloadTransition.objects.filter(workload=record).count()
+    levels = level_rollup.changes_of([record.pk])
     WorkloadTransition.objects.bulk_create(rows, ignore_conflicts=True)
-    return WorkloadTransition.objects.filter(workload=record).count() - before
+    added = WorkloadTransition.objects.filter(workload=record).count() - before
+    if added:
+        level_rollup.apply_since(levels, [record.pk])
+    return added
 
 
 def _refresh_summary(record: WorkloadRecord, steps, obj: dict) -> None:
@@ -148,6 +153,7 @@ def mark_vanished(present_uids: set[str], *, at: datetime | None = None) -> int:
     )
     count = 0
     for record in gone.select_for_update().order_by("pk"):
+        levels = level_rollup.changes_of([record.pk])
         WorkloadTransition.objects.bulk_create(
             [
                 WorkloadTransition(
@@ -156,6 +162,7 @@ def mark_vanished(present_uids: set[str], *, at: datetime | None = None) -> int:
             ],
             ignore_conflicts=True,
         )
+        level_rollup.apply_since(levels, [record.pk])
         WorkloadRecord.objects.filter(pk=record.pk).update(outcome=Outcome.DELETED, finished_at=at)
         count += 1
     return count
