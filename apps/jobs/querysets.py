@@ -94,13 +94,28 @@ class NotebookQuerySet(SubmittedWorkloadQuerySet):
         )
 
 
+def _team_business(queryset: models.QuerySet, user) -> models.QuerySet:
+    """Rows of ``user``'s own and of every team they are in (admins: all)."""
+    if _anonymous(user):
+        return queryset.none()
+    if user.is_platform_admin:
+        return queryset.all()
+    return queryset.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
+
+
 class BatchJobQuerySet(SubmittedWorkloadQuerySet):
     def visible_to(self, user) -> BatchJobQuerySet:
-        if _anonymous(user):
-            return self.none()
-        if user.is_platform_admin:
-            return self.all()
-        return self.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
+        return _team_business(self, user)
 
     def with_related(self) -> BatchJobQuerySet:
         return self.select_related("owner", "team", "flavor", "priority_tier", "queue")
+
+
+class SweepQuerySet(models.QuerySet):
+    """Sweeps are team business, like their trials: every member of the team sees them."""
+
+    def visible_to(self, user) -> SweepQuerySet:
+        return _team_business(self, user)
+
+    def with_related(self) -> SweepQuerySet:
+        return self.select_related("owner", "team", "template")
