@@ -118,4 +118,10 @@ class SweepQuerySet(models.QuerySet):
         return _team_business(self, user)
 
     def with_related(self) -> SweepQuerySet:
-        return self.select_related("owner", "team", "template")
+        """With its trials' jobs, as few columns as progress and the trial list read."""
+        from apps.jobs.models import BatchJob
+
+        trials = BatchJob.objects.only("id", "name", "sweep_id", "trial_index", "state")
+        return self.select_related("owner", "team", "template").prefetch_related(
+            models.Prefetch("jobs", queryset=trials.order_by("trial_index"))
+        )

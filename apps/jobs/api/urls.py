@@ -7,5 +7,6 @@ router.include_root_view = False
 router.register("notebooks", views.NotebookViewSet, basename="notebook")
 router.register("jobs", views.JobViewSet, basename="job")
 router.register("quotes", views.QuoteViewSet, basename="quote")
+router.register("sweeps", views.SweepViewSet, basename="sweep")
 
 urlpatterns = router.urls

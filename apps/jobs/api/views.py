@@ -11,9 +11,10 @@ from apps.accounts.models import ApiToken
 from apps.jobs import services
 from apps.jobs.api import serializers as s
 from apps.jobs.api.status_cache import rendered_status
-from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.models import BatchJob, Notebook, Sweep
 from apps.jobs.services.common import resolve_subject
 from apps.jobs.services.quotes import quote_job
+from apps.jobs.services.sweeps import SweepRequest, cancel_sweep, submit_sweep
 from core.errors import RuleBroken
 from core.visibility import VisibleMixin
 
@@ -148,11 +149,9 @@ class JobViewSet(
     )
     def create(self, request):
         data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
         submission = services.submit_job(
             request.user,
-            services.JobRequest(**data),
+            job_request(data),
             actor=principal(request),
             idempotency_key=idempotency_key(request),
         )
@@ -162,6 +161,49 @@ class JobViewSet(
     def destroy(self, request, pk=None):
         services.cancel_job(self.get_object(), actor=principal(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def job_request(data: dict) -> services.JobRequest:
+    if "command" in data:
+        data["command"] = tuple(data["command"])
+    return services.JobRequest(**data)
+
+
+class SweepViewSet(
+    VisibleMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Sweeps: a job run once per trial, at most ``concurrency_limit`` trials at once."""
+
+    base_queryset = Sweep.objects.with_related()
+
+    def get_serializer_class(self):
+        return s.SweepDetailSerializer if self.action == "retrieve" else s.SweepSerializer
+
+    @extend_schema(
+        request=s.SweepCreateSerializer, responses={201: s.SweepDetailSerializer, **ERRORS}
+    )
+    def create(self, request):
+        data = parse(s.SweepCreateSerializer, request.data)
+        sweep_fields = {
+            k: data.pop(k) for k in ("parameters", "grid", "concurrency_limit") if k in data
+        }
+        sweep = submit_sweep(
+            request.user,
+            SweepRequest(job=job_request(data), **sweep_fields),
+            actor=principal(request),
+        )
+        sweep = self.base_queryset.get(pk=sweep.pk)
+        return created(s.SweepDetailSerializer(sweep).data, replayed=False)
+
+    @extend_schema(request=None, responses={200: s.SweepDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the trials not ended and release no more."""
+        cancel_sweep(self.get_object(), actor=principal(request))
+        return Response(s.SweepDetailSerializer(self.base_queryset.get(pk=pk)).data)
 
 
 class QuoteViewSet(viewsets.ViewSet):
@@ -179,7 +221,5 @@ class QuoteViewSet(viewsets.ViewSet):
     )
     def create(self, request):
         data = parse(s.JobCreateSerializer, request.data)
-        if "command" in data:
-            data["command"] = tuple(data["command"])
-        quote = quote_job(request.user, services.JobRequest(**data), actor=principal(request))
+        quote = quote_job(request.user, job_request(data), actor=principal(request))
         return Response(s.QuoteSerializer(quote.as_dict()).data)

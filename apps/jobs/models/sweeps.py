@@ -7,6 +7,7 @@ from django.db import models
 
 from apps.jobs.choices import SweepState
 from apps.jobs.querysets import SweepQuerySet
+from apps.jobs.trials import Progress, progress
 from apps.queues.models import Team
 
 # A team with no SweepLimit row gets these (docs/sweeps.md).
@@ -64,3 +65,19 @@ class Sweep(models.Model):
     @property
     def trial_count(self) -> int:
         return len(self.trials)
+
+    def progress(self) -> Progress:
+        """Trials done / running / waiting / failed / cancelled (reads ``jobs``, prefetch it)."""
+        return progress(
+            [job.state for job in self.jobs.all()],
+            trials=self.trial_count,
+            cancelled_sweep=self.state == SweepState.CANCELLED,
+        )
+
+    def trial_rows(self) -> list[dict]:
+        """Each trial: its number, parameters, and its job once released."""
+        jobs = {job.trial_index: job for job in self.jobs.all()}
+        return [
+            {"number": i + 1, "parameters": params, "job": jobs.get(i)}
+            for i, params in enumerate(self.trials)
+        ]
