@@ -413,6 +413,11 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/sweeps/{sweep}/cancel/", {}, (U, 200, 404, 200, 200, 404)),
         ("post", "/api/v1/sweeps/{peer_sweep}/cancel/", {}, (U, 403, 404, 200, 200, 404)),
     ],
+    # A team's sweep limit is read like its policy; its lead sets it, admins too.
+    "sweep-limit-detail": [
+        ("get", "/api/v1/sweep-limits/vision/", None, (U, 200, 200, 200, 200, 200)),
+        ("put", "/api/v1/sweep-limits/vision/", {"per_user": 3}, (U, 403, 403, 200, 200, 403)),
+    ],
     # A quote checks who may submit as the submission does and writes nothing. A job
     # that could never fit is answered without the cluster; one that could needs it
     # (none answers here: 503).

@@ -192,6 +192,24 @@ class SweepDetailSerializer(SweepSerializer):
         fields = [*SweepSerializer.Meta.fields, "trial_list"]
 
 
+class SweepLimitSerializer(StrictSerializer):
+    """A team's sweep limit: ``per_user`` (its lead's) within ``max_per_user`` (an admin's)."""
+
+    per_user = serializers.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        required=False,
+        help_text="Trials one member may hold at once over all their sweeps in the team; "
+        "leads set it, 1–max_per_user.",
+    )
+    max_per_user = serializers.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        required=False,
+        help_text="The envelope: the most per_user may be. Platform admins only, 1–100.",
+    )
+
+
 class QuoteSerializer(serializers.Serializer):
     """What would happen to a job submitted now (``apps.jobs.verdict``)."""
 

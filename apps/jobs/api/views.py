@@ -14,8 +14,15 @@ from apps.jobs.api.status_cache import rendered_status
 from apps.jobs.models import BatchJob, Notebook, Sweep
 from apps.jobs.services.common import resolve_subject
 from apps.jobs.services.quotes import quote_job
-from apps.jobs.services.sweeps import SweepRequest, cancel_sweep, submit_sweep
-from core.errors import RuleBroken
+from apps.jobs.services.sweeps import (
+    SweepRequest,
+    cancel_sweep,
+    set_sweep_limit,
+    submit_sweep,
+    sweep_limit,
+)
+from apps.queues.models import Team
+from core.errors import NotFound, RuleBroken
 from core.visibility import VisibleMixin
 
 IDEMPOTENCY = OpenApiParameter(
@@ -204,6 +211,35 @@ class SweepViewSet(
         """Cancel the trials not ended and release no more."""
         cancel_sweep(self.get_object(), actor=principal(request))
         return Response(s.SweepDetailSerializer(self.base_queryset.get(pk=pk)).data)
+
+
+class SweepLimitViewSet(viewsets.ViewSet):
+    """A team's sweep limit per user; every signed-in user reads it, as the team's policy."""
+
+    lookup_field = "team"
+    lookup_value_regex = "[-a-z0-9]+"
+
+    @extend_schema(responses={200: s.SweepLimitSerializer, **ERRORS})
+    def retrieve(self, request, team=None):
+        return Response(self._data(sweep_limit(_team(team))))
+
+    @extend_schema(
+        request=s.SweepLimitSerializer, responses={200: s.SweepLimitSerializer, **ERRORS}
+    )
+    def update(self, request, team=None):
+        data = parse(s.SweepLimitSerializer, request.data)
+        return Response(self._data(set_sweep_limit(_team(team), actor=request.user, **data)))
+
+    @staticmethod
+    def _data(row) -> dict:
+        return {"per_user": row.per_user, "max_per_user": row.max_per_user}
+
+
+def _team(slug: str) -> Team:
+    team = Team.objects.filter(slug=slug).first()
+    if team is None:
+        raise NotFound(f"no team {slug!r}")
+    return team
 
 
 class QuoteViewSet(viewsets.ViewSet):
