@@ -56,6 +56,13 @@ class JobState(models.TextChoices):
         return (cls.SUCCEEDED, cls.FAILED, cls.CANCELLED)
 
 
+class SweepState(models.TextChoices):
+    OPEN = "open", "Open"  # trials left to release or still running
+    DONE = "done", "Done"  # every trial released and ended
+    CANCELLED = "cancelled", "Cancelled"  # the rest cancelled: nothing more is released
+    FAILED = "failed", "Failed"  # a trial could no longer be submitted (see state_reason)
+
+
 class JobEventKind(models.TextChoices):
     SUBMITTED = "submitted", "Submitted"
     ADMITTED = "admitted", "Admitted"

@@ -19,12 +19,13 @@ from django.utils import timezone
 
 from apps.jobs import cluster
 from apps.jobs import status as st
-from apps.jobs.choices import JobState, NotebookState
+from apps.jobs.choices import JobState, NotebookState, SweepState
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, notebook_manifests
-from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.models import BatchJob, Notebook, Sweep
 from apps.jobs.services.common import SYSTEM
 from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created, refuse_job
 from apps.jobs.services.notebooks import stop_notebook
+from apps.jobs.services.sweeps import release_trials
 from apps.jobs.services.upkeep import NotebookStatus, apply_status, mark_provisioned
 from core.kube import KubeClient
 from core.namespaces import is_protected, protected_error
@@ -103,8 +104,15 @@ def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
     # taken for deleted.
     notebooks, jobs = list(followed_notebooks()), list(followed_jobs())
     counts = record_status(client, cluster.observe(client), notebooks, jobs, now=now)
+    counts["released"] = release_open_sweeps(now)
     counts["reprovisioned"] = _redrive(client, now)
     return counts
+
+
+def release_open_sweeps(now: datetime) -> int:
+    """Release what every open sweep may: heals a release whose announcement was lost."""
+    open_sweeps = Sweep.objects.filter(state=SweepState.OPEN).values_list("pk", flat=True)
+    return sum(release_trials(pk, now=now) for pk in open_sweeps)
 
 
 def followed_notebooks() -> QuerySet:

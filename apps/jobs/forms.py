@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from apps.accounts.services import DEFAULT_DAYS as TOKEN_DEFAULT_DAYS
@@ -104,6 +106,50 @@ class JobForm(forms.Form):
         data = dict(self.cleaned_data)
         data["command"] = tuple(line for line in data["command"].splitlines() if line.strip())
         return data
+
+
+class SweepForm(JobForm):
+    """A job run once per trial: a grid or a list of parameters, in JSON."""
+
+    grid = forms.CharField(
+        required=False,
+        max_length=100_000,
+        help_text='Values per name: one trial per combination, e.g. {"lr": ["0.1", "0.01"], '
+        '"seed": [1, 2, 3]}. Each trial\'s command gets --name=value.',
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    parameters = forms.CharField(
+        required=False,
+        max_length=100_000,
+        help_text='Or one object per trial, e.g. [{"lr": "0.1"}, {"lr": "0.01"}].',
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    concurrency_limit = forms.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="Trials held at once; empty for your team's limit per user.",
+    )
+
+    def clean_grid(self):
+        return _json(self.cleaned_data["grid"], '{"lr": ["0.1", "0.01"]}')
+
+    def clean_parameters(self):
+        return _json(self.cleaned_data["parameters"], '[{"lr": "0.1"}, {"lr": "0.01"}]')
+
+    def sweep_fields(self) -> tuple[dict, dict]:
+        """(the job's fields, the sweep's: grid, parameters, concurrency_limit)."""
+        job = self.request_fields()
+        sweep = {name: job.pop(name) for name in ("grid", "parameters", "concurrency_limit")}
+        return job, sweep
+
+
+def _json(text: str, example: str):
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise forms.ValidationError(f"this is JSON, e.g. {example}") from None
 
 
 def team_choices() -> list[tuple[str, str]]:

@@ -105,13 +105,18 @@ class NotebookQuerySet(SubmittedWorkloadQuerySet):
         )
 
 
+def _team_business(queryset: models.QuerySet, user) -> models.QuerySet:
+    """Rows of ``user``'s own and of every team they are in (admins: all)."""
+    if _anonymous(user):
+        return queryset.none()
+    if user.is_platform_admin:
+        return queryset.all()
+    return queryset.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
+
+
 class BatchJobQuerySet(SubmittedWorkloadQuerySet):
     def visible_to(self, user) -> BatchJobQuerySet:
-        if _anonymous(user):
-            return self.none()
-        if user.is_platform_admin:
-            return self.all()
-        return self.filter(Q(owner=user) | Q(team_id__in=_team_ids(user)))
+        return _team_business(self, user)
 
     def with_related(self) -> BatchJobQuerySet:
         return self.select_related("owner", "team", "flavor", "priority_tier", "queue")
@@ -119,3 +124,18 @@ class BatchJobQuerySet(SubmittedWorkloadQuerySet):
     def succeeded_since(self, since) -> BatchJobQuerySet:
         """Jobs that ran to success and ended at or after ``since``: the recorded run times."""
         return self.filter(state=JobState.SUCCEEDED, ended_at__gte=since, admitted_at__isnull=False)
+
+
+class SweepQuerySet(models.QuerySet):
+    """Sweeps are team business, like their trials: every member of the team sees them."""
+
+    def visible_to(self, user) -> SweepQuerySet:
+        return _team_business(self, user)
+
+    def with_related(self) -> SweepQuerySet:
+        """With its trials' jobs, as few columns as progress and the trial list read."""
+        jobs = self.model._meta.get_field("jobs").related_model  # BatchJob, without a cycle
+        trials = jobs.objects.only("id", "name", "sweep_id", "trial_index", "state")
+        return self.select_related("owner", "team", "template").prefetch_related(
+            models.Prefetch("jobs", queryset=trials.order_by("trial_index"))
+        )

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from apps.jobs import cluster_sync, services
 from apps.jobs.models import InteractivePool
-from apps.jobs.services import common
+from apps.jobs.services import common, sweeps
 from core import prometheus
 from core.kube import KubeClient, KubeError
 from core.retrying import task_countdown
@@ -54,6 +54,12 @@ def teardown_job_task(self, job_id: int) -> str:
     return _cluster_call(self, cluster_sync.teardown_job, job_id)
 
 
+@shared_task(soft_time_limit=60)
+def release_sweep_trials_task(sweep_id: int) -> int:
+    """Release a sweep's next trials after one ended (the status sync also does, each pass)."""
+    return sweeps.release_trials(sweep_id)
+
+
 def _queue(task):
     return lambda sender, object_id, **_: task.delay(object_id)
 
@@ -64,6 +70,7 @@ for _signal, _task in (
     (common.notebook_to_tear_down, teardown_notebook_task),
     (common.job_to_submit, submit_job_task),
     (common.job_to_tear_down, teardown_job_task),
+    (common.sweep_to_release, release_sweep_trials_task),
 ):
     _signal.connect(_queue(_task), weak=False, dispatch_uid=_task.name)
 

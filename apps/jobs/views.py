@@ -12,12 +12,13 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.jobs import services
-from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm
+from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm, SweepForm
 from apps.jobs.lifelines import job_figure, notebook_figure
 from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
-from apps.jobs.models import BatchJob, InteractivePool, Notebook
+from apps.jobs.models import BatchJob, InteractivePool, Notebook, Sweep
 from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
+from apps.jobs.services.sweeps import SweepRequest, cancel_sweep, submit_sweep
 from apps.queues.models import Membership
 from core.dates import format_when
 from core.errors import DomainError
@@ -149,11 +150,14 @@ def job_list(request: HttpRequest) -> HttpResponse:
     return render(request, "jobs/job_list.html", {"page": page, "scope": scope})
 
 
+def _tiers(user) -> list:
+    membership = Membership.objects.filter(user=user).select_related("team").first()
+    return allowed_tiers(user, membership.team) if membership else []
+
+
 @login_required
 def job_submit(request: HttpRequest) -> HttpResponse:
-    membership = Membership.objects.filter(user=request.user).select_related("team").first()
-    tiers = allowed_tiers(request.user, membership.team) if membership else []
-    form = JobForm(request.user, tiers, request.POST or None)
+    form = JobForm(request.user, _tiers(request.user), request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             submission = services.submit_job(
@@ -189,3 +193,42 @@ def job_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     except DomainError as exc:
         show_error(request, exc)
     return redirect("jobs:job", pk)
+
+
+@login_required
+def sweep_submit(request: HttpRequest) -> HttpResponse:
+    form = SweepForm(request.user, _tiers(request.user), request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        job, sweep_fields = form.sweep_fields()
+        request_ = SweepRequest(job=services.JobRequest(**job), **sweep_fields)
+        try:
+            sweep = submit_sweep(request.user, request_, actor=_me(request))
+        except DomainError as exc:
+            add_to_form(form, exc)
+        else:
+            messages.success(request, f"Sweep submitted: {sweep.trial_count} trials.")
+            return redirect("jobs:sweep", sweep.pk)
+    return render(request, "jobs/sweep_form.html", {"form": form})
+
+
+def _sweep(request: HttpRequest, pk: int) -> Sweep:
+    return get_object_or_404(Sweep.objects.visible_to(request.user).with_related(), pk=pk)
+
+
+@login_required
+def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    sweep = _sweep(request, pk)
+    context = {"sweep": sweep, "progress": sweep.progress(), "trials": sweep.trial_rows()}
+    return render(request, "jobs/sweep_detail.html", context)
+
+
+@login_required
+@require_POST
+def sweep_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        cancelled = cancel_sweep(_sweep(request, pk), actor=_me(request))
+    except DomainError as exc:
+        show_error(request, exc)
+    else:
+        messages.success(request, f"Sweep cancelled ({cancelled} running or queued trials).")
+    return redirect("jobs:sweep", pk)

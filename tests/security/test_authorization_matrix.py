@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
+from apps.jobs.services.sweeps import SweepRequest, submit_sweep
 from apps.queues import services
 from apps.queues.models import AuditEntry
 from apps.reports.services import build_weekly_report
@@ -38,6 +39,7 @@ FORM = "form"
 NOTEBOOK = {"image": IMAGE, "flavor": "h100", "gpus": 1}
 FOR_SCIENTIST = {**NOTEBOOK, "user": "scientist"}
 JOB = {"template": "pytorch-train", "flavor": "h100"}
+SWEEP = {**JOB, "grid": {"seed": [1, 2, 3]}}
 NEVER_FITS = {**JOB, "pods": 64}  # more than vision or nlp could ever borrow
 LAUNCHER = {"user": "launcher-bot", "name": "hub2", "days": "30", "teams": ["vision"]}
 WHATIF = {"draft": {"vision": {"fair_weight": "2"}}}
@@ -407,6 +409,25 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/api/v1/jobs/{peer_job}/", None, (U, 200, 404, 200, 200, 404)),
         ("delete", "/api/v1/jobs/{peer_job}/", None, (U, 403, 404, 204, 204, 404)),
     ],
+    # A sweep is seen and cancelled like its trials (jobs): {sweep} is the scientist's,
+    # {peer_sweep} a teammate's.
+    "sweep-list": [
+        ("get", "/api/v1/sweeps/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/sweeps/", SWEEP, (U, 201, 201, 201, 403, 403)),
+    ],
+    "sweep-detail": [
+        ("get", "/api/v1/sweeps/{sweep}/", None, (U, 200, 404, 200, 200, 404)),
+        ("get", "/api/v1/sweeps/{peer_sweep}/", None, (U, 200, 404, 200, 200, 404)),
+    ],
+    "sweep-cancel": [
+        ("post", "/api/v1/sweeps/{sweep}/cancel/", {}, (U, 200, 404, 200, 200, 404)),
+        ("post", "/api/v1/sweeps/{peer_sweep}/cancel/", {}, (U, 403, 404, 200, 200, 404)),
+    ],
+    # A team's sweep limit is read like its policy; its lead sets it, admins too.
+    "sweep-limit-detail": [
+        ("get", "/api/v1/sweep-limits/vision/", None, (U, 200, 200, 200, 200, 200)),
+        ("put", "/api/v1/sweep-limits/vision/", {"per_user": 3}, (U, 403, 403, 200, 200, 403)),
+    ],
     # A quote checks who may submit as the submission does and writes nothing. A job
     # that could never fit is answered without the cluster; one that could needs it
     # (none answers here: 503).
@@ -440,6 +461,15 @@ MATRIX: dict[str, list[tuple]] = {
     "jobs:job": [
         ("get", "/jobs/{job}/", None, (L, 200, 404, 200, 200, T)),
         ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, T)),
+    ],
+    "jobs:sweep-new": [("get", "/sweeps/new/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:sweep": [
+        ("get", "/sweeps/{sweep}/", None, (L, 200, 404, 200, 200, T)),
+        ("get", "/sweeps/{peer_sweep}/", None, (L, 200, 404, 200, 200, T)),
+    ],
+    "jobs:sweep-cancel": [
+        ("post", "/sweeps/{sweep}/cancel/", {}, (L, 302, 404, 302, 302, T)),
+        ("post", "/sweeps/{peer_sweep}/cancel/", {}, (L, 403, 404, 302, 302, T)),
     ],
     "jobs:job-cancel": [
         ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, T)),
@@ -550,6 +580,20 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     peer_job, _ = submit_job(
         peer, JobRequest(template="pytorch-train", flavor="h100"), actor=Principal(peer)
     )
+    sweep = submit_sweep(
+        scientist,
+        SweepRequest(
+            job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
+        ),
+        actor=mine,
+    )
+    peer_sweep = submit_sweep(
+        peer,
+        SweepRequest(
+            job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
+        ),
+        actor=Principal(peer),
+    )
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     return {
@@ -565,6 +609,8 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "job": job,
         "peer_job": peer_job,
         "peer_job_audit": _audit_of(peer_job).pk,
+        "sweep": sweep.pk,
+        "peer_sweep": peer_sweep.pk,
         "week": report.week,
         "run": run.pk,
         "tok": personal.pk,
@@ -588,6 +634,8 @@ def target_url(url: str, world: dict) -> str:
         job=world["job"].pk,
         peer_job=world["peer_job"].pk,
         peer_job_audit=world["peer_job_audit"],
+        sweep=world["sweep"],
+        peer_sweep=world["peer_sweep"],
         week=world["week"],
         run=world["run"],
         tok=world["tok"],

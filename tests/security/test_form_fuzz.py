@@ -47,6 +47,20 @@ POLICY = {
 
 # name → (URL, roles that may use it, a valid body, the statuses that mean "done").
 # Roles as in the authorization matrix; a URL there that accepts POST needs a row here.
+JOB_FORM = {
+    "template": "pytorch-train",
+    "command": "python train.py",
+    "flavor": "h100",
+    "gpus_per_pod": "1",
+    "pods": "1",
+    "priority_tier": "p2-standard",
+    "max_runtime_minutes": "60",
+    "checkpoint_dir": "",
+    "checkpoint_interval_minutes": "",
+    "team": "vision",
+    "display_name": "fuzz",
+}
+SWEEP_FORM = {**JOB_FORM, "grid": '{"seed": [1, 2]}', "parameters": "", "concurrency_limit": ""}
 FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "login": ("/login/", ("anonymous",), {"username": "scientist", "password": "pw"}, (302,)),
     "logout": ("/logout/", ("scientist",), {}, (302,)),
@@ -111,25 +125,10 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
         {"confirm": "yes"},
         (302,),
     ),
-    "jobs:job-new": (
-        "/jobs/new/",
-        ("scientist", "lead"),
-        {
-            "template": "pytorch-train",
-            "command": "python train.py",
-            "flavor": "h100",
-            "gpus_per_pod": "1",
-            "pods": "1",
-            "priority_tier": "p2-standard",
-            "max_runtime_minutes": "60",
-            "checkpoint_dir": "",
-            "checkpoint_interval_minutes": "",
-            "team": "vision",
-            "display_name": "fuzz",
-        },
-        (302,),
-    ),
+    "jobs:job-new": ("/jobs/new/", ("scientist", "lead"), JOB_FORM, (302,)),
     "jobs:job-cancel": ("/jobs/{job}/cancel/", ("scientist", "lead"), {}, (302,)),
+    "jobs:sweep-new": ("/sweeps/new/", ("scientist", "lead"), SWEEP_FORM, (302,)),
+    "jobs:sweep-cancel": ("/sweeps/{sweep}/cancel/", ("scientist", "lead"), {}, (302,)),
     "whatif:apply": ("/whatif/{run}/apply/", ("lead", "admin"), {"reason": "go"}, (302,)),
     "whatif:from-change-request": ("/change-requests/{cr}/whatif/", ("lead",), {}, (302,)),
     "whatif:from-queue": ("/queues/{queue}/whatif/", ("lead", "admin"), POLICY, (302,)),

@@ -96,6 +96,10 @@ BASE: dict[tuple[str, str], tuple[str, object]] = {
     ("patch", "/api/v1/flavors/{name}/"): ("admin", {}),
     ("post", "/api/v1/jobs/"): ("scientist", {"template": "pytorch-train", "flavor": "h100"}),
     ("post", "/api/v1/quotes/"): ("scientist", {"template": "pytorch-train", "flavor": "h100"}),
+    ("post", "/api/v1/sweeps/"): (
+        "scientist",
+        {"template": "pytorch-train", "flavor": "h100", "grid": {"seed": [1]}},
+    ),
     ("post", "/api/v1/notebooks/"): ("scientist", {"image": IMAGE, "flavor": "h100", "gpus": 1}),
     ("post", "/api/v1/priority-tiers/"): ("admin", {"name": "p9", "value": 1}),
     ("put", "/api/v1/priority-tiers/{name}/"): ("admin", {"value": 150}),

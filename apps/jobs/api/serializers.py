@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apps.jobs.choices import NotebookState
-from apps.jobs.models import BatchJob, JobEvent, Notebook
+from apps.jobs.models import BatchJob, JobEvent, Notebook, Sweep
 from apps.jobs.services.jobs import JobRequest
 from core.api_fields import ModelSerializer, UtcDateTimeField
 from core.errors import CODES
@@ -156,10 +156,108 @@ def job_request(body) -> JobRequest:
     raises DRF's ``ValidationError`` or ``unknown_field``."""
     parsed = JobCreateSerializer(data=body)
     parsed.is_valid(raise_exception=True)
-    data = dict(parsed.validated_data)
+    return job_request_from(dict(parsed.validated_data))
+
+
+def job_request_from(data: dict) -> JobRequest:
+    """The ``JobRequest`` of a job body's validated fields (a sweep's, its own taken out)."""
     if "command" in data:
         data["command"] = tuple(data["command"])
     return JobRequest(**data)
+
+
+class SweepCreateSerializer(JobCreateSerializer):
+    """A job body run once per trial; give ``parameters`` or ``grid``."""
+
+    parameters = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        max_length=10_000,
+        help_text='One object per trial, e.g. `[{"lr": "0.1"}, {"lr": "0.01"}]`; each '
+        "trial's command gets `--name=value` per parameter. At most 500 trials.",
+    )
+    grid = serializers.DictField(
+        child=serializers.ListField(max_length=10_000),
+        required=False,
+        help_text='Values per name, e.g. `{"lr": ["0.1", "0.01"], "seed": [1, 2]}`: one trial '
+        "per combination. At most 500 trials.",
+    )
+    concurrency_limit = serializers.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        required=False,
+        help_text="Trials held at once (created, queued or running); at most the team's "
+        "limit per user, which is the default.",
+    )
+
+
+class SweepProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField()
+    running = serializers.IntegerField()
+    waiting = serializers.IntegerField(help_text="Not released yet, or released and queued.")
+    failed = serializers.IntegerField()
+    cancelled = serializers.IntegerField()
+
+
+class SweepSerializer(ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    team = serializers.CharField(source="team.slug")
+    template = serializers.CharField(source="template.name")
+    trials = serializers.IntegerField(source="trial_count")
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Sweep
+        fields = [
+            "id",
+            "display_name",
+            "owner",
+            "team",
+            "template",
+            "state",
+            "state_reason",
+            "trials",
+            "concurrency_limit",
+            "progress",
+            "created_at",
+            "ended_at",
+        ]
+
+    @extend_schema_field(SweepProgressSerializer)
+    def get_progress(self, sweep: Sweep) -> dict:
+        return SweepProgressSerializer(sweep.progress()).data
+
+
+class TrialSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    parameters = serializers.DictField(child=serializers.CharField())
+    job = serializers.IntegerField(source="job.id", allow_null=True, default=None)
+    state = serializers.CharField(source="job.state", default="unreleased")
+
+
+class SweepDetailSerializer(SweepSerializer):
+    trial_list = TrialSerializer(source="trial_rows", many=True)
+
+    class Meta(SweepSerializer.Meta):
+        fields = [*SweepSerializer.Meta.fields, "trial_list"]
+
+
+class SweepLimitSerializer(StrictSerializer):
+    """A team's sweep limit: ``per_user`` (its lead's) within ``max_per_user`` (an admin's)."""
+
+    per_user = serializers.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        required=False,
+        help_text="Trials one member may hold at once over all their sweeps in the team; "
+        "leads set it, 1–max_per_user.",
+    )
+    max_per_user = serializers.IntegerField(
+        min_value=0,
+        max_value=10_000,
+        required=False,
+        help_text="The envelope: the most per_user may be. Platform admins only, 1–100.",
+    )
 
 
 class QuoteSerializer(serializers.Serializer):

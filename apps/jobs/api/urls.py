@@ -7,5 +7,7 @@ router.include_root_view = False
 router.register("notebooks", views.NotebookViewSet, basename="notebook")
 router.register("jobs", views.JobViewSet, basename="job")
 router.register("quotes", views.QuoteViewSet, basename="quote")
+router.register("sweeps", views.SweepViewSet, basename="sweep")
+router.register("sweep-limits", views.SweepLimitViewSet, basename="sweep-limit")
 
 urlpatterns = router.urls

@@ -16,12 +16,20 @@ from apps.accounts.models import ApiToken
 from apps.jobs import services
 from apps.jobs.api import serializers as s
 from apps.jobs.api.status_cache import rendered_status
-from apps.jobs.models import BatchJob, Notebook
+from apps.jobs.models import BatchJob, Notebook, Sweep
 from apps.jobs.services.common import resolve_subject
 from apps.jobs.services.notebook_quotes import quote_notebook
 from apps.jobs.services.quotes import quote_job
+from apps.jobs.services.sweeps import (
+    SweepRequest,
+    cancel_sweep,
+    set_sweep_limit,
+    submit_sweep,
+    sweep_limit,
+)
+from apps.queues.models import Team
 from core.api_errors import domain_body
-from core.errors import RuleBroken
+from core.errors import NotFound, RuleBroken
 from core.visibility import VisibleMixin
 
 IDEMPOTENCY = OpenApiParameter(
@@ -176,6 +184,72 @@ class JobViewSet(
     def destroy(self, request, pk=None):
         services.cancel_job(self.get_object(), actor=principal(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SweepViewSet(
+    VisibleMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Sweeps: a job run once per trial, at most ``concurrency_limit`` trials at once."""
+
+    base_queryset = Sweep.objects.with_related()
+
+    def get_serializer_class(self):
+        return s.SweepDetailSerializer if self.action == "retrieve" else s.SweepSerializer
+
+    @extend_schema(
+        request=s.SweepCreateSerializer, responses={201: s.SweepDetailSerializer, **ERRORS}
+    )
+    def create(self, request):
+        data = parse(s.SweepCreateSerializer, request.data)
+        sweep_fields = {
+            k: data.pop(k) for k in ("parameters", "grid", "concurrency_limit") if k in data
+        }
+        sweep = submit_sweep(
+            request.user,
+            SweepRequest(job=s.job_request_from(data), **sweep_fields),
+            actor=principal(request),
+        )
+        sweep = self.base_queryset.get(pk=sweep.pk)
+        return created(s.SweepDetailSerializer(sweep).data, replayed=False)
+
+    @extend_schema(request=None, responses={200: s.SweepDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel the trials not ended and release no more."""
+        cancel_sweep(self.get_object(), actor=principal(request))
+        return Response(s.SweepDetailSerializer(self.base_queryset.get(pk=pk)).data)
+
+
+class SweepLimitViewSet(viewsets.ViewSet):
+    """A team's sweep limit per user; every signed-in user reads it, as the team's policy."""
+
+    lookup_field = "team"
+    lookup_value_regex = "[-a-z0-9]+"
+
+    @extend_schema(responses={200: s.SweepLimitSerializer, **ERRORS})
+    def retrieve(self, request, team=None):
+        return Response(self._data(sweep_limit(_team(team))))
+
+    @extend_schema(
+        request=s.SweepLimitSerializer, responses={200: s.SweepLimitSerializer, **ERRORS}
+    )
+    def update(self, request, team=None):
+        data = parse(s.SweepLimitSerializer, request.data)
+        return Response(self._data(set_sweep_limit(_team(team), actor=request.user, **data)))
+
+    @staticmethod
+    def _data(row) -> dict:
+        return {"per_user": row.per_user, "max_per_user": row.max_per_user}
+
+
+def _team(slug: str) -> Team:
+    team = Team.objects.filter(slug=slug).first()
+    if team is None:
+        raise NotFound(f"no team {slug!r}")
+    return team
 
 
 class QuoteViewSet(viewsets.ViewSet):

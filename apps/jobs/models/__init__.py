@@ -5,6 +5,7 @@ from apps.jobs.models.batch import BatchJob, JobEvent, JobTemplate, RoleTierLimi
 from apps.jobs.models.launchers import LauncherGrant
 from apps.jobs.models.notebooks import Notebook
 from apps.jobs.models.pool import InteractivePool, NotebookImage, NotebookProfile, PoolFlavor
+from apps.jobs.models.sweeps import Sweep, SweepLimit
 
 __all__ = [
     "BatchJob",
@@ -18,4 +19,6 @@ __all__ = [
     "PoolFlavor",
     "RoleTierLimit",
     "SubmittedWorkload",
+    "Sweep",
+    "SweepLimit",
 ]

@@ -58,6 +58,11 @@ class BatchJob(SubmittedWorkload):
     state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.SUBMITTED)
     lost_work_seconds = models.PositiveIntegerField(default=0)
     admitted_at = models.DateTimeField(null=True, blank=True)
+    # A sweep's trial: its sweep and its index in the sweep's trials (None otherwise).
+    sweep = models.ForeignKey(
+        "jobs.Sweep", null=True, blank=True, on_delete=models.PROTECT, related_name="jobs"
+    )
+    trial_index = models.PositiveIntegerField(null=True, blank=True)
 
     objects = BatchJobQuerySet.as_manager()
 
@@ -65,6 +70,8 @@ class BatchJob(SubmittedWorkload):
         constraints = [
             *SubmittedWorkload.Meta.constraints,
             models.UniqueConstraint(fields=["namespace", "name"], name="one_job_name"),
+            # A trial is released once, however many workers release at the same time.
+            models.UniqueConstraint(fields=["sweep", "trial_index"], name="one_job_per_trial"),
         ]
         indexes = [models.Index(fields=["team", "state"]), models.Index(fields=["state"])]
 

@@ -28,6 +28,7 @@ notebook_to_provision = Signal()
 notebook_to_tear_down = Signal()
 job_to_submit = Signal()
 job_to_tear_down = Signal()
+sweep_to_release = Signal()  # a trial of the sweep ended: its next trials may be released
 
 
 def after_commit(signal: Signal, object_id: int) -> None:

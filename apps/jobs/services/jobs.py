@@ -28,6 +28,7 @@ from apps.jobs.services.common import (
     queue_ceiling,
     resolve_namespace,
     resolve_team,
+    sweep_to_release,
 )
 from apps.jobs.services.counting import counted
 from apps.jobs.services.idempotency import Idempotency, Submission
@@ -41,6 +42,7 @@ from core.dates import clamped
 from core.errors import NotAllowed, RuleBroken
 
 MAX_PODS = 64
+MAX_COMMAND_ARGS = 64
 MAX_RUNTIME_MINUTES = 7 * 24 * 60
 _PATH_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 NON_GPU = ("cpu", "memory", "ephemeral-storage", "pods")
@@ -159,8 +161,14 @@ def _check_shape(spec: JobRequest, template: JobTemplate) -> None:
             field="max_runtime_minutes",
         )
     command = spec.command or ()
-    if len(command) > 64 or any(not isinstance(a, str) or len(a) > 4096 for a in command):
-        raise RuleBroken("command is a list of at most 64 strings", code="invalid", field="command")
+    if len(command) > MAX_COMMAND_ARGS or any(
+        not isinstance(a, str) or len(a) > 4096 for a in command
+    ):
+        raise RuleBroken(
+            f"command is a list of at most {MAX_COMMAND_ARGS} strings",
+            code="invalid",
+            field="command",
+        )
     parts = spec.checkpoint_dir.split("/") if spec.checkpoint_dir else []
     if len(spec.checkpoint_dir) > 200 or any(not _PATH_PART.match(p) for p in parts):
         raise RuleBroken(
@@ -328,20 +336,29 @@ def cancel_job(job: BatchJob, *, actor: Principal, now: datetime | None = None) 
     )
     audit(actor, AuditAction.DELETE, job, reason="batch job cancelled")
     after_commit(job_to_tear_down, job.pk)
+    _trial_ended(job.sweep_id)
     return True
 
 
+def _trial_ended(sweep_id: int | None) -> None:
+    """A sweep's trial ended: the sweep may release its next (``services.sweeps``)."""
+    if sweep_id is not None:
+        after_commit(sweep_to_release, sweep_id)
+
+
+@transaction.atomic
 def refuse_job(job_id: int, *, reason: str, now: datetime) -> bool:
     """SUBMITTED → FAILED without creating anything: its Job may not be created there."""
-    return bool(
-        BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(
-            state=JobState.FAILED,
-            state_reason=reason,
-            ended_at=now,
-            queue_position=None,
-            version=F("version") + 1,
-        )
+    refused = BatchJob.objects.filter(pk=job_id, state=JobState.SUBMITTED).update(
+        state=JobState.FAILED,
+        state_reason=reason,
+        ended_at=now,
+        queue_position=None,
+        version=F("version") + 1,
     )
+    if refused:
+        _trial_ended(BatchJob.objects.filter(pk=job_id).values_list("sweep_id", flat=True)[0])
+    return bool(refused)
 
 
 def mark_job_created(job_id: int) -> bool:
@@ -441,8 +458,11 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         values["ended_at"] = now
         values["queue_position"] = None
     # Race: a cancel between our read and this write must stay cancelled.
-    return bool(
+    written = (
         BatchJob.objects.followed()
         .filter(pk=job.pk, version=job.version)
         .update(**values, version=F("version") + 1)
     )
+    if written and status.state in JobState.terminal_values():
+        _trial_ended(job.sweep_id)
+    return bool(written)

@@ -1,0 +1,83 @@
+"""Sweeps: one job template run as N trials, and how many trials one user may hold at once."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from apps.jobs.choices import SweepState
+from apps.jobs.querysets import SweepQuerySet
+from apps.jobs.trials import Progress, progress
+from apps.queues.models import Team
+
+# A team with no SweepLimit row gets these (docs/sweeps.md).
+DEFAULT_PER_USER = 2
+DEFAULT_MAX_PER_USER = 8
+
+
+class SweepLimit(models.Model):
+    """Trials of sweeps one member of ``team`` may hold at once (created, queued or running).
+
+    ``max_per_user`` is the envelope an admin sets; ``per_user`` is the lead's choice
+    within it, and the default limit of every sweep a member submits.
+    """
+
+    team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="sweep_limit")
+    per_user = models.PositiveIntegerField(default=DEFAULT_PER_USER)
+    max_per_user = models.PositiveIntegerField(default=DEFAULT_MAX_PER_USER)
+
+    def __str__(self) -> str:
+        return f"sweeps of {self.team}: {self.per_user} per user (≤ {self.max_per_user})"
+
+
+class Sweep(models.Model):
+    """A job template submitted as ``len(trials)`` batch jobs, released ``concurrency_limit`` at a time.
+
+    ``job_spec`` holds the submission fields every trial shares (a ``JobRequest`` as a
+    dict, its ``command`` the base command); ``trials`` the expanded parameters, one dict
+    per trial, appended to the base command as ``--name=value``. A trial is a
+    ``BatchJob`` with this sweep and its index; trials not released yet have no row.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="sweeps"
+    )
+    team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="sweeps")
+    template = models.ForeignKey("jobs.JobTemplate", on_delete=models.PROTECT, related_name="+")
+    display_name = models.CharField(max_length=100, blank=True)
+    job_spec = models.JSONField()
+    trials = models.JSONField()
+    concurrency_limit = models.PositiveIntegerField()
+    state = models.CharField(max_length=20, choices=SweepState.choices, default=SweepState.OPEN)
+    state_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SweepQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["owner", "team", "state"])]
+
+    def __str__(self) -> str:
+        return self.display_name or f"sweep {self.pk}"
+
+    @property
+    def trial_count(self) -> int:
+        return len(self.trials)
+
+    def progress(self) -> Progress:
+        """Trials done / running / waiting / failed / cancelled (reads ``jobs``, prefetch it)."""
+        return progress(
+            [job.state for job in self.jobs.all()],
+            trials=self.trial_count,
+            cancelled_sweep=self.state == SweepState.CANCELLED,
+        )
+
+    def trial_rows(self) -> list[dict]:
+        """Each trial: its number, parameters, and its job once released."""
+        jobs = {job.trial_index: job for job in self.jobs.all()}
+        return [
+            {"number": i + 1, "parameters": params, "job": jobs.get(i)}
+            for i, params in enumerate(self.trials)
+        ]
