@@ -123,3 +123,19 @@ def test_the_whatif_button_replays_the_draft_over_those_weeks(history, lead, eag
     assert run.window_start <= week_bounds(history[0])[0]
     refused = client.post(URL + "whatif/", {"queue": "nlp", "flavor": "h100"})
     assert refused.status_code == 302 and WhatIfRun.objects.count() == 1
+
+
+def test_the_weekly_report_links_leads_to_the_suggestions(settings, queue, lead, scientist):
+    from django.urls import reverse
+
+    from apps.reports import services as report_services
+    from testkit import promdata
+
+    settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
+    report_services.build_weekly_report(promdata.WEEK)
+    for user, linked in ((lead, True), (scientist, False)):
+        client = Client()
+        client.force_login(user)
+        response = client.get(reverse("reports:week", args=[promdata.WEEK]))
+        assert response.status_code == 200
+        assert (f'href="{URL}"' in response.content.decode()) is linked
