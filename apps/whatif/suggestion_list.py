@@ -17,6 +17,7 @@ from apps.queues.snapshots import queue_snapshot
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport, WorkloadRecord
 from apps.whatif import suggestions
+from apps.whatif.models import WhatIfRun
 from core import permissions
 from core.kube import KubeError
 
@@ -100,3 +101,13 @@ def window_days(checked: Checked) -> int:
     """Days back from now that cover the suggestion's oldest week: the what-if's window."""
     oldest = week_bounds(checked.suggestion.weeks[-1].week)[0]
     return math.ceil((timezone.now() - oldest).total_seconds() / 86400)
+
+
+def latest_runs(user, checked: list[Checked]) -> dict[str, WhatIfRun]:
+    """Queue name → the newest what-if of exactly that suggestion's draft ``user`` may see."""
+    found = {}
+    for c in checked:
+        runs = WhatIfRun.objects.visible_to(user).filter(draft={c.queue.name: c.proposal})
+        if run := runs.first():
+            found[c.queue.name] = run
+    return found

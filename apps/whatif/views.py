@@ -15,7 +15,7 @@ from apps.queues.snapshots import queue_snapshot
 from apps.whatif import charts, services
 from apps.whatif.models import WhatIfRun
 from apps.whatif.money_table import money_rows
-from apps.whatif.suggestion_list import suggestions_for, window_days
+from apps.whatif.suggestion_list import latest_runs, suggestions_for, window_days
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
@@ -114,7 +114,9 @@ def suggestion_list(request: HttpRequest) -> HttpResponse:
         raise NotAllowed("only team leads and admins see policy suggestions")
     checked = suggestions_for(request.user)
     refused = [c for c in checked if not c.offered] if permissions.is_admin(request.user) else []
-    context = {"offered": [c for c in checked if c.offered], "refused": refused}
+    offered = [c for c in checked if c.offered]
+    runs = latest_runs(request.user, offered)
+    context = {"offered": [(c, runs.get(c.queue.name)) for c in offered], "refused": refused}
     return render(request, "whatif/suggestion_list.html", context)
 
 

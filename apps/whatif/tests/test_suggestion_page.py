@@ -121,6 +121,8 @@ def test_the_whatif_button_replays_the_draft_over_those_weeks(history, lead, eag
     assert h100["nominal"] == "3"
     # The window reaches back to the older week's Monday.
     assert run.window_start <= week_bounds(history[0])[0]
+    # The page now links the suggestion to that what-if.
+    assert f'href="/whatif/{run.pk}/"' in page(lead)[1]
     refused = client.post(URL + "whatif/", {"queue": "nlp", "flavor": "h100"})
     assert refused.status_code == 302 and WhatIfRun.objects.count() == 1
 
