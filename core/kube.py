@@ -243,14 +243,23 @@ class KubeClient:
             raise _error(response.status, response.read(), "watch", resource)
         return response.response
 
-    def create(self, ref: ResourceRef, obj: dict) -> dict:
+    def create(self, ref: ResourceRef, obj: dict, *, dry_run: bool = False) -> dict:
+        """Create; ``dry_run`` runs validation and admission webhooks and stores nothing."""
         namespace = obj["metadata"].get("namespace", "")
-        return self._call("POST", ref, "create", ref.path(namespace), body=obj)
+        query = {"dryRun": "All"} if dry_run else None
+        return self._call("POST", ref, "create", ref.path(namespace), query=query, body=obj)
 
-    def patch(self, ref: ResourceRef, name: str, patch: dict, namespace: str = "") -> dict:
-        """JSON merge patch; a ``metadata.resourceVersion`` in it makes it conditional."""
+    def patch(
+        self, ref: ResourceRef, name: str, patch: dict, namespace: str = "", *, dry_run=False
+    ) -> dict:
+        """JSON merge patch; a ``metadata.resourceVersion`` in it makes it conditional.
+
+        ``dry_run``: the server validates and runs its admission webhooks, storing nothing."""
         path = ref.path(namespace, name)
-        return self._call("PATCH", ref, "patch", path, body=patch, content_type=MERGE_PATCH)
+        query = {"dryRun": "All"} if dry_run else None
+        return self._call(
+            "PATCH", ref, "patch", path, query=query, body=patch, content_type=MERGE_PATCH
+        )
 
     def delete(
         self, ref: ResourceRef, name: str, namespace: str = "", *, propagation: str = ""

@@ -94,6 +94,13 @@ USES: tuple[Use, ...] = (
         )
         for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS)
     ),
+    Use(
+        "apps.queues.reconcile.dry_run",
+        KUEUE,
+        "clusterqueues",
+        ("create", "patch"),
+        "dry-run a suggested ClusterQueue (dryRun=All: judged by the webhooks, never stored)",
+    ),
     *(
         Use("apps.queues.reconcile.importer", KUEUE, kind, ("list",), "brownfield import")
         for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS)

@@ -93,6 +93,8 @@ def week_page(request: HttpRequest, week: str) -> HttpResponse:
         "weeks": WeeklyReport.objects.visible_to(request.user).values_list("week", flat=True)[:60],
         "stamp": build_stamp(week, report["built_at"]),
         "so_far": period.so_far(report),
+        # Leads and admins get the policy suggestions drawn from these reports.
+        "can_suggest": permissions.can_run_whatif(request.user),
     }
     return render(request, "reports/week.html", context)
 

@@ -6,6 +6,8 @@ app_name = "whatif"
 
 urlpatterns = [
     path("whatif/", views.run_list, name="runs"),
+    path("whatif/suggestions/", views.suggestion_list, name="suggestions"),
+    path("whatif/suggestions/whatif/", views.suggestion_whatif, name="suggestion-whatif"),
     path("whatif/<int:pk>/", views.run_detail, name="run"),
     path("whatif/<int:pk>/apply/", views.run_apply, name="apply"),
     path("queues/<int:pk>/whatif/", views.from_queue_edit, name="from-queue"),

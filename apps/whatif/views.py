@@ -15,6 +15,7 @@ from apps.queues.snapshots import queue_snapshot
 from apps.whatif import charts, services
 from apps.whatif.models import WhatIfRun
 from apps.whatif.money_table import money_rows
+from apps.whatif.suggestion_list import latest_runs, suggestions_for, window_days
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
@@ -104,3 +105,42 @@ def _describe(outcome) -> str:
     if outcome.change_request is not None:
         return f"{name}: beyond your envelope, sent for approval (change request #{outcome.change_request.pk})."
     return f"{name}: applied." if outcome.applied else f"{name}: no changes."
+
+
+@login_required
+def suggestion_list(request: HttpRequest) -> HttpResponse:
+    """Leads see their teams' suggestions; admins all, and also those the cluster refused."""
+    if not permissions.can_run_whatif(request.user):
+        raise NotAllowed("only team leads and admins see policy suggestions")
+    checked = suggestions_for(request.user)
+    refused = [c for c in checked if not c.offered] if permissions.is_admin(request.user) else []
+    offered = [c for c in checked if c.offered]
+    runs = latest_runs(request.user, offered)
+    context = {"offered": [(c, runs.get(c.queue.name)) for c in offered], "refused": refused}
+    return render(request, "whatif/suggestion_list.html", context)
+
+
+@login_required
+@require_POST
+def suggestion_whatif(request: HttpRequest) -> HttpResponse:
+    """A suggestion's "What-if" button: replay its draft over the weeks that triggered it."""
+    if not permissions.can_run_whatif(request.user):
+        raise NotAllowed("only team leads and admins run what-ifs of suggestions")
+    key = (request.POST.get("queue"), request.POST.get("flavor"))
+    match = [
+        c
+        for c in suggestions_for(request.user)
+        if c.offered and (c.queue.name, c.suggestion.flavor) == key
+    ]
+    if not match:
+        messages.error(request, "That suggestion is no longer offered; the list is up to date.")
+        return redirect("whatif:suggestions")
+    draft = {match[0].queue.name: match[0].proposal}
+    try:
+        run = services.request_whatif(
+            draft, actor=request.user, days=window_days(match[0]), reason="policy suggestion"
+        )
+    except InvalidInput as exc:
+        show_error(request, exc)
+        return redirect("whatif:suggestions")
+    return redirect("whatif:run", pk=run.pk)

@@ -1,0 +1,113 @@
+"""The suggestions a viewer may act on: the rule over stored reports, each dry-run.
+
+Reads only: stored weekly reports, recorded workloads (for the peak), the saved
+policy, and the cluster's answer to a ``dryRun=All`` write. Nothing is applied.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.utils import timezone
+
+from apps.queues.models import Queue
+from apps.queues.reconcile.dry_run import cluster_queue_refusal
+from apps.queues.snapshots import queue_snapshot
+from apps.reports.compute.weeks import week_bounds
+from apps.reports.models import WeeklyReport, WorkloadRecord
+from apps.whatif import suggestions
+from apps.whatif.models import WhatIfRun
+from core import permissions
+from core.kube import KubeError
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A suggestion, its draft, and the cluster's verdict on the rendered ClusterQueue."""
+
+    suggestion: suggestions.Suggestion
+    queue: Queue
+    proposal: dict
+    refusal: str  # "" when the cluster's dry run accepted it
+
+    @property
+    def offered(self) -> bool:
+        return not self.refusal
+
+
+def suggestions_for(user) -> list[Checked]:
+    """The rule's suggestions on queues ``user`` may edit, each with its dry-run verdict."""
+    if not permissions.can_run_whatif(user):
+        return []
+    stored = WeeklyReport.objects.order_by("-week")[: suggestions.MAX_WEEKS + 1]
+    weeks = suggestions.finished_weeks([(r.week, r.data) for r in stored])
+    if len(weeks) < suggestions.MIN_WEEKS:
+        return []
+    start, end = week_bounds(weeks[-1][0])[0], week_bounds(weeks[0][0])[1]
+    found = suggestions.lower_idle_quotas(weeks, peak_gpus(start, end))
+    queues = Queue.objects.with_policy().in_bulk([s.queue for s in found], field_name="name")
+    return [
+        _checked(s, queues[s.queue])
+        for s in found
+        if s.queue in queues and permissions.can_edit_queue(user, queues[s.queue])
+    ]
+
+
+def _checked(suggestion: suggestions.Suggestion, queue: Queue) -> Checked:
+    proposal = lowered_proposal(queue, suggestion.flavor, suggestion.proposed_nominal)
+    try:
+        refusal = cluster_queue_refusal(queue, proposal)
+    except KubeError as exc:
+        # No answer is no acceptance: not offered until the cluster can judge it.
+        refusal = f"not checked: {exc.describe()}"
+    return Checked(suggestion, queue, proposal, refusal)
+
+
+def lowered_proposal(queue: Queue, flavor: str, nominal: int) -> dict:
+    """The queue's saved quotas with the GPU nominal on ``flavor`` set to ``nominal``."""
+    quotas = queue_snapshot(queue)["quotas"]
+    return {
+        "quotas": [
+            {**q, "nominal": str(nominal)}
+            if q["flavor"] == flavor and q["resource"] == "nvidia.com/gpu"
+            else q
+            for q in quotas
+        ]
+    }
+
+
+def peak_gpus(start, end) -> dict[tuple[str, str], float]:
+    """(team slug, flavor) → the most GPUs its admitted workloads held at once in [start, end).
+
+    From first admission to finish: an evicted-and-readmitted workload counts as held
+    throughout, so the peak can only be over-, never under-estimated.
+    """
+    rows = (
+        WorkloadRecord.objects.overlapping(start, end)
+        .filter(first_admitted_at__isnull=False, first_admitted_at__lt=end)
+        .values_list("team_slug", "gpus_by_flavor", "first_admitted_at", "finished_at")
+    )
+    intervals: dict[tuple[str, str], list] = {}
+    for team, by_flavor, admitted, finished in rows:
+        lo = max(admitted, start).timestamp()
+        hi = min(finished or end, end).timestamp()
+        for flavor, gpus in (by_flavor or {}).items():
+            intervals.setdefault((team, flavor), []).append((lo, hi, int(gpus)))
+    return {key: suggestions.peak_in_use(spans) for key, spans in intervals.items()}
+
+
+def window_days(checked: Checked) -> int:
+    """Days back from now that cover the suggestion's oldest week: the what-if's window."""
+    oldest = week_bounds(checked.suggestion.weeks[-1].week)[0]
+    return math.ceil((timezone.now() - oldest).total_seconds() / 86400)
+
+
+def latest_runs(user, checked: list[Checked]) -> dict[str, WhatIfRun]:
+    """Queue name → the newest what-if of exactly that suggestion's draft ``user`` may see."""
+    found = {}
+    for c in checked:
+        runs = WhatIfRun.objects.visible_to(user).filter(draft={c.queue.name: c.proposal})
+        if run := runs.first():
+            found[c.queue.name] = run
+    return found
