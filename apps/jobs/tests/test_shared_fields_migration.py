@@ -21,6 +21,15 @@ def migrate(target: tuple[str, str]) -> None:
     executor.migrate([target])
 
 
+@pytest.fixture(autouse=True)
+def back_to_the_latest_schema():
+    """Later migrations add columns the models read: every test after this one needs them."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def values(model, pk: int) -> dict:
     return model.objects.filter(pk=pk).values(*SHARED).get()
 
@@ -46,5 +55,6 @@ def test_rows_keep_their_values_and_jobs_get_their_owner_as_requester(
 
     assert {"job": values(BatchJob, job.pk), "notebook": values(Notebook, notebook.pk)} == before
     assert before["job"]["cpu"] == "8" and before["notebook"]["memory"] != ""
-    migrated = BatchJob.objects.get(pk=job.pk)
-    assert (migrated.requested_by_id, migrated.via_token_id) == (scientist.pk, None)
+    # Only the columns of 0003: the model may have more from later migrations.
+    migrated = BatchJob.objects.filter(pk=job.pk).values("requested_by_id", "via_token_id").get()
+    assert migrated == {"requested_by_id": scientist.pk, "via_token_id": None}
