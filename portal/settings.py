@@ -327,6 +327,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "NotebookStateEnum": "apps.jobs.choices.NotebookState",
         "JobStateEnum": "apps.jobs.choices.JobState",
+        "SweepStateEnum": "apps.jobs.choices.SweepState",
     },
 }
 
