@@ -46,9 +46,10 @@ def _from_list(parameters) -> list[dict[str, str]]:
         )
     trials = []
     for index, trial in enumerate(parameters):
-        if not isinstance(trial, dict):
+        if not isinstance(trial, dict) or not trial:
             raise RuleBroken(
-                f'parameters[{index}] is an object of name → value, e.g. {{"lr": "0.1"}}',
+                f"parameters[{index}] is an object of at least one name → value, "
+                f'e.g. {{"lr": "0.1"}}',
                 code="invalid",
                 field="parameters",
             )

@@ -57,7 +57,8 @@ def submit_sweep(user, request: SweepRequest, *, actor: Principal, now=None) -> 
             field="parameters" if request.grid is None else "grid",
         )
     team_limit = sweep_limit(first.team).per_user
-    limit = request.concurrency_limit or team_limit
+    # None: not given (the team's limit); 0 is given, and refused below.
+    limit = team_limit if request.concurrency_limit is None else request.concurrency_limit
     if not 1 <= limit <= team_limit:
         raise RuleBroken(
             f"concurrency_limit must be 1–{team_limit} (team {first.team}'s limit per user), "

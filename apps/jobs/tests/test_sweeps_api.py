@@ -39,12 +39,15 @@ def test_a_grid_sweep_releases_its_limit_and_reports_progress(scientist, queue, 
         ({"grid": {"lr": []}}, "grid"),
         ({"parameters": [{"lr": "0.1"}]}, "parameters"),  # both a grid and a list
         ({"concurrency_limit": 3}, "concurrency_limit"),  # the default team limit is 2
+        ({"concurrency_limit": 0}, "concurrency_limit"),  # given, not "the default"
+        ({"grid": None, "parameters": [{"lr": "0.1"}, {}]}, "parameters"),  # an empty trial
         ({"pods": 100}, "pods"),
         ({"replicas": 2}, "replicas"),
     ],
 )
 def test_a_bad_sweep_names_the_field_and_writes_nothing(scientist, queue, template, change, field):
-    response = api_as(scientist).post(URL, {**BODY, **change}, format="json")
+    body = {k: v for k, v in {**BODY, **change}.items() if v is not None}  # None: left out
+    response = api_as(scientist).post(URL, body, format="json")
     assert response.status_code == 400, response.json()
     assert response.json()["field"] == field
     assert not Sweep.objects.exists() and not BatchJob.objects.exists()
