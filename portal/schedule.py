@@ -73,6 +73,14 @@ def beat_schedule() -> dict:
         "schedule": crontab(minute=0, hour=FINAL_BUILD_HOUR, day_of_week="mon"),
         "options": {"expires": 6 * 3600},
     }
+    # Monday, an hour after that snapshot: propose policy drafts from the last 2–4
+    # finished weeks and start their what-ifs, so the suggestions page shows figures
+    # by the time leads read the new report (docs/suggestions.md). Never applies one.
+    schedule["look-for-suggestions"] = {
+        "task": "apps.whatif.tasks.look_for_suggestions_task",
+        "schedule": crontab(minute=0, hour=(FINAL_BUILD_HOUR + 1) % 24, day_of_week="mon"),
+        "options": {"expires": 6 * 3600},
+    }
     # The week in progress, rebuilt from what is recorded so far so its page is never
     # older than this (each page says when it was built and when the next build is due).
     # Expires after one interval: the next run builds the same week from more data.

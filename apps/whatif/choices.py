@@ -27,3 +27,13 @@ class ReplayStatus(models.TextChoices):
 # Replay keys: the two policies compared; nudges are "nudge:<queue>:<+|->".
 CURRENT = "current"
 PROPOSED = "proposed"
+
+
+class SuggestionState(models.TextChoices):
+    """Offered: the cluster's dry run accepted it. Refused: the cluster refused it or
+    could not answer. Superseded: a later look no longer proposes it for these weeks."""
+
+    OFFERED = "offered", "Offered"
+    REFUSED = "refused", "Refused by the cluster"
+    DISMISSED = "dismissed", "Dismissed"
+    SUPERSEDED = "superseded", "Superseded"

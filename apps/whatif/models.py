@@ -6,8 +6,12 @@ Every write goes through ``apps.whatif.services``.
 from django.conf import settings
 from django.db import models
 
-from apps.whatif.choices import ReplayStatus, RunStatus
-from apps.whatif.querysets import EtaPredictionQuerySet, WhatIfRunQuerySet
+from apps.whatif.choices import ReplayStatus, RunStatus, SuggestionState
+from apps.whatif.querysets import (
+    EtaPredictionQuerySet,
+    PolicySuggestionQuerySet,
+    WhatIfRunQuerySet,
+)
 
 
 class WhatIfRun(models.Model):
@@ -18,8 +22,9 @@ class WhatIfRun(models.Model):
     """
 
     requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True
     )
+    """Empty for a run the portal started itself (the weekly policy suggestions)."""
     created_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
     draft = models.JSONField()
@@ -109,3 +114,55 @@ class EtaPrediction(models.Model):
 
     def __str__(self) -> str:
         return f"ETA of {self.namespace}/{self.name} at {self.predicted_at:%Y-%m-%d %H:%M}"
+
+
+class PolicySuggestion(models.Model):
+    """A draft of one queue's policy proposed from the stored weekly reports (issue 30).
+
+    ``fingerprint`` names the rule, the queue, the flavor, the weeks read and the draft,
+    so looking again over the same weeks finds the stored row instead of adding one.
+    Never applied by the portal: a person applies it through the queue's edit page.
+    """
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    checked_at = models.DateTimeField()
+    kind = models.CharField(max_length=40)
+    queue = models.ForeignKey(
+        "queues.Queue", on_delete=models.CASCADE, related_name="policy_suggestions"
+    )
+    flavor = models.CharField(max_length=253)
+    title = models.CharField(max_length=300)
+    weeks = models.JSONField()
+    """The ISO weeks whose reports triggered it, newest first."""
+    evidence = models.JSONField()
+    proposal = models.JSONField()
+    """The queue's proposal as the edit form and the what-if take it."""
+    fingerprint = models.CharField(max_length=64, unique=True)
+    state = models.CharField(max_length=12, choices=SuggestionState.choices)
+    refusal = models.TextField(blank=True)
+    """The cluster's answer to the dry run when it refused or could not answer."""
+    whatif_run = models.ForeignKey(
+        WhatIfRun,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="suggestions",
+    )
+
+    objects = PolicySuggestionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"suggestion #{self.pk}: {self.title}"
+
+    @property
+    def can_apply(self) -> bool:
+        """Offered (the cluster's dry run accepted it) and its what-if has finished."""
+        run = self.whatif_run
+        return (
+            self.state == SuggestionState.OFFERED
+            and run is not None
+            and run.status == RunStatus.DONE
+        )

@@ -38,7 +38,11 @@ run_created = Signal()
 def request_whatif(
     draft: policies.Draft, *, actor, days: int | None = None, reason: str = ""
 ) -> WhatIfRun:
-    """Check and freeze a draft (``{queue name: proposal}``), then queue its replays."""
+    """Check and freeze a draft (``{queue name: proposal}``), then queue its replays.
+
+    ``actor`` None: the portal itself (the weekly policy suggestions); its runs may
+    replay any queue and are judged against the team's envelope, as a lead applies them.
+    """
     queues = _drafted_queues(draft, actor)
     if problems := text_errors(reason=reason):
         raise InvalidInput(problems)
@@ -73,14 +77,14 @@ def request_whatif(
 
 
 def _drafted_queues(draft: policies.Draft, actor) -> list[Queue]:
-    if not permissions.can_run_whatif(actor):
+    if actor is not None and not permissions.can_run_whatif(actor):
         raise NotAllowed("only team leads and admins may run what-ifs")
     _check_draft_shape(draft)
     queues = list(Queue.objects.with_policy().filter(name__in=draft).order_by("name"))
     missing = sorted(set(draft) - {q.name for q in queues})
     if missing:
         raise InvalidInput.single("draft", f"no such queue: {', '.join(missing)}")
-    if not all(permissions.can_edit_queue(actor, q) for q in queues):
+    if actor is not None and not all(permissions.can_edit_queue(actor, q) for q in queues):
         raise NotAllowed("a draft may only change queues you may edit")
     return queues
 

@@ -17,7 +17,6 @@ from apps.queues.snapshots import queue_snapshot
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport, WorkloadRecord
 from apps.whatif import suggestions
-from apps.whatif.models import WhatIfRun
 from core import permissions
 from core.kube import KubeError
 
@@ -37,8 +36,9 @@ class Checked:
 
 
 def suggestions_for(user) -> list[Checked]:
-    """The rule's suggestions on queues ``user`` may edit, each with its dry-run verdict."""
-    if not permissions.can_run_whatif(user):
+    """The rules' suggestions on queues ``user`` may edit (``None``: the portal's weekly
+    look, every queue), each with its dry-run verdict."""
+    if user is not None and not permissions.can_run_whatif(user):
         return []
     stored = WeeklyReport.objects.order_by("-week")[: suggestions.MAX_WEEKS + 1]
     weeks = suggestions.finished_weeks([(r.week, r.data) for r in stored])
@@ -50,12 +50,12 @@ def suggestions_for(user) -> list[Checked]:
     return [
         _checked(s, queues[s.queue])
         for s in found
-        if s.queue in queues and permissions.can_edit_queue(user, queues[s.queue])
+        if s.queue in queues and (user is None or permissions.can_edit_queue(user, queues[s.queue]))
     ]
 
 
 def _checked(suggestion: suggestions.Suggestion, queue: Queue) -> Checked:
-    proposal = lowered_proposal(queue, suggestion.flavor, suggestion.proposed_nominal)
+    proposal = changed_proposal(queue, suggestion.flavor, suggestion.quota_changes())
     try:
         refusal = cluster_queue_refusal(queue, proposal)
     except KubeError as exc:
@@ -64,14 +64,12 @@ def _checked(suggestion: suggestions.Suggestion, queue: Queue) -> Checked:
     return Checked(suggestion, queue, proposal, refusal)
 
 
-def lowered_proposal(queue: Queue, flavor: str, nominal: int) -> dict:
-    """The queue's saved quotas with the GPU nominal on ``flavor`` set to ``nominal``."""
+def changed_proposal(queue: Queue, flavor: str, changes: dict[str, str]) -> dict:
+    """The queue's saved quotas with the GPU quota on ``flavor`` changed by ``changes``."""
     quotas = queue_snapshot(queue)["quotas"]
     return {
         "quotas": [
-            {**q, "nominal": str(nominal)}
-            if q["flavor"] == flavor and q["resource"] == "nvidia.com/gpu"
-            else q
+            {**q, **changes} if q["flavor"] == flavor and q["resource"] == "nvidia.com/gpu" else q
             for q in quotas
         ]
     }
@@ -97,17 +95,7 @@ def peak_gpus(start, end) -> dict[tuple[str, str], float]:
     return {key: suggestions.peak_in_use(spans) for key, spans in intervals.items()}
 
 
-def window_days(checked: Checked) -> int:
-    """Days back from now that cover the suggestion's oldest week: the what-if's window."""
-    oldest = week_bounds(checked.suggestion.weeks[-1].week)[0]
+def window_days(weeks: list[str]) -> int:
+    """Days back from now that cover the oldest of ``weeks``: a suggestion's what-if window."""
+    oldest = week_bounds(min(weeks))[0]
     return math.ceil((timezone.now() - oldest).total_seconds() / 86400)
-
-
-def latest_runs(user, checked: list[Checked]) -> dict[str, WhatIfRun]:
-    """Queue name → the newest what-if of exactly that suggestion's draft ``user`` may see."""
-    found = {}
-    for c in checked:
-        runs = WhatIfRun.objects.visible_to(user).filter(draft={c.queue.name: c.proposal})
-        if run := runs.first():
-            found[c.queue.name] = run
-    return found

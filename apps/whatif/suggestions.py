@@ -52,6 +52,39 @@ class Suggestion:
     def week_ids(self) -> list[str]:
         return [w.week for w in self.weeks]
 
+    @property
+    def title(self) -> str:
+        return (
+            f"Lower {self.queue} on {self.flavor}: "
+            f"{self.current_nominal:g} → {self.proposed_nominal} GPUs"
+        )
+
+    def evidence(self) -> dict:
+        """The figures that triggered it: numbers in ``facts``, a table per week to show."""
+        return {
+            "summary": f"Team {self.team}; peak held {self.peak_gpus:g} GPUs.",
+            "facts": {
+                "team": self.team,
+                "peak_gpus": self.peak_gpus,
+                "current_nominal": self.current_nominal,
+                "proposed_nominal": self.proposed_nominal,
+            },
+            "columns": ["Week", "Reserved GPU-hours", "Idle GPU-hours", "Idle"],
+            "rows": [
+                [
+                    w.week,
+                    f"{w.reserved_gpu_hours:.1f}",
+                    f"{w.idle_gpu_hours:.1f}",
+                    f"{round(100 * w.idle_share)} %",
+                ]
+                for w in self.weeks
+            ],
+        }
+
+    def quota_changes(self) -> dict[str, str]:
+        """The GPU quota fields on ``flavor`` the draft sets."""
+        return {"nominal": str(self.proposed_nominal)}
+
 
 def finished_weeks(reports: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """The newest ``MAX_WEEKS`` finished weeks of ``(week, data)`` pairs, newest first."""

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.dispatch import receiver
 
 from apps.reports.prices import window_prices
-from apps.whatif import heartbeat, recorded_trace, runs, services
-from apps.whatif.choices import ReplayStatus, RunStatus
+from apps.whatif import heartbeat, recorded_trace, runs, services, suggestion_services
+from apps.whatif.choices import ReplayStatus, RunStatus, SuggestionState
 from apps.whatif.models import WhatIfRun
 
 
@@ -101,6 +101,17 @@ def score_eta_predictions_task() -> int:
     from apps.whatif.start_predictions import score_eta_predictions
 
     return score_eta_predictions()
+
+
+@shared_task(soft_time_limit=600, ignore_result=True, expires=6 * 3600)
+def look_for_suggestions_task() -> int:
+    """The weekly look: store the rules' suggestions over every queue, start their what-ifs.
+
+    Safe to run twice: a suggestion already stored for the same weeks is re-judged, not
+    added, and its what-if is started only once. Returns how many are offered.
+    """
+    found = suggestion_services.look_for_suggestions(actor=None)
+    return sum(s.state == SuggestionState.OFFERED for s in found)
 
 
 @receiver(services.run_created)

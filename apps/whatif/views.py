@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST
 
 from apps.queues.forms import QueuePolicyForm, edit_form_options
@@ -13,9 +14,11 @@ from apps.queues.models import ChangeRequest, Queue
 from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
 from apps.whatif import charts, services
-from apps.whatif.models import WhatIfRun
+from apps.whatif.choices import SuggestionState
+from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.money_table import money_rows
-from apps.whatif.suggestion_list import latest_runs, suggestions_for, window_days
+from apps.whatif.suggestion_figures import whatif_figures
+from apps.whatif.suggestion_services import look_for_suggestions
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import show_error
@@ -109,38 +112,31 @@ def _describe(outcome) -> str:
 
 @login_required
 def suggestion_list(request: HttpRequest) -> HttpResponse:
-    """Leads see their teams' suggestions; admins all, and also those the cluster refused."""
+    """Stored suggestions: leads see their teams'; admins all, and those the cluster refused."""
     if not permissions.can_run_whatif(request.user):
         raise NotAllowed("only team leads and admins see policy suggestions")
-    checked = suggestions_for(request.user)
-    refused = [c for c in checked if not c.offered] if permissions.is_admin(request.user) else []
-    offered = [c for c in checked if c.offered]
-    runs = latest_runs(request.user, offered)
-    context = {"offered": [(c, runs.get(c.queue.name)) for c in offered], "refused": refused}
+    visible = PolicySuggestion.objects.visible_to(request.user).select_related(
+        "queue", "whatif_run"
+    )
+    offered = [
+        (s, whatif_figures(s.whatif_run.result) if s.whatif_run and s.whatif_run.result else None)
+        for s in visible.filter(state=SuggestionState.OFFERED)
+    ]
+    refused = (
+        visible.filter(state=SuggestionState.REFUSED) if permissions.is_admin(request.user) else []
+    )
+    replaying = any(s.whatif_run and not s.whatif_run.is_finished for s, _ in offered)
+    context = {"offered": offered, "refused": refused, "replaying": replaying}
     return render(request, "whatif/suggestion_list.html", context)
 
 
 @login_required
 @require_POST
-def suggestion_whatif(request: HttpRequest) -> HttpResponse:
-    """A suggestion's "What-if" button: replay its draft over the weeks that triggered it."""
+def suggestion_refresh(request: HttpRequest) -> HttpResponse:
+    """ "Look again now": run the rules for the queues the viewer may edit, as the weekly job."""
     if not permissions.can_run_whatif(request.user):
-        raise NotAllowed("only team leads and admins run what-ifs of suggestions")
-    key = (request.POST.get("queue"), request.POST.get("flavor"))
-    match = [
-        c
-        for c in suggestions_for(request.user)
-        if c.offered and (c.queue.name, c.suggestion.flavor) == key
-    ]
-    if not match:
-        messages.error(request, "That suggestion is no longer offered; the list is up to date.")
-        return redirect("whatif:suggestions")
-    draft = {match[0].queue.name: match[0].proposal}
-    try:
-        run = services.request_whatif(
-            draft, actor=request.user, days=window_days(match[0]), reason="policy suggestion"
-        )
-    except InvalidInput as exc:
-        show_error(request, exc)
-        return redirect("whatif:suggestions")
-    return redirect("whatif:run", pk=run.pk)
+        raise NotAllowed("only team leads and admins look for policy suggestions")
+    found = look_for_suggestions(actor=request.user)
+    offered = sum(s.state == SuggestionState.OFFERED for s in found)
+    messages.info(request, f"Looked again: {offered} suggestion{pluralize(offered)} offered.")
+    return redirect("whatif:suggestions")

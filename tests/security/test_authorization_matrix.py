@@ -478,11 +478,11 @@ MATRIX: dict[str, list[tuple]] = {
     # --- what-if: {run} belongs to vision's lead. Admins see every run, others their
     # own; scientists may not run one (403), and a lead may only draft queues they edit.
     "whatif:runs": [("get", "/whatif/", None, (L, 200, 200, 200, 200, T))],
-    # Suggestions: leads (their teams' queues) and admins; a suggestion no longer offered
-    # (none is, in this world: no stored reports) sends the button back to the list.
+    # Suggestions: leads (their teams' queues) and admins; "Look again now" runs the rules
+    # for the viewer's queues (none fires in this world: no stored reports) and goes back.
     "whatif:suggestions": [("get", "/whatif/suggestions/", None, (L, 403, 200, 200, 200, T))],
-    "whatif:suggestion-whatif": [
-        ("post", "/whatif/suggestions/whatif/", {}, (L, 403, 302, 302, 302, T))
+    "whatif:suggestion-refresh": [
+        ("post", "/whatif/suggestions/refresh/", {}, (L, 403, 302, 302, 302, T))
     ],
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, T))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, T))],

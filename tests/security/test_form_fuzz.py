@@ -132,13 +132,8 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "whatif:apply": ("/whatif/{run}/apply/", ("lead", "admin"), {"reason": "go"}, (302,)),
     "whatif:from-change-request": ("/change-requests/{cr}/whatif/", ("lead",), {}, (302,)),
     "whatif:from-queue": ("/queues/{queue}/whatif/", ("lead", "admin"), POLICY, (302,)),
-    # No stored reports in this world: no suggestion is offered, so the button redirects.
-    "whatif:suggestion-whatif": (
-        "/whatif/suggestions/whatif/",
-        ("lead", "admin"),
-        {"queue": "vision", "flavor": "h100"},
-        (302,),
-    ),
+    # "Look again now" reads no form fields; fuzzed ones are ignored and it redirects.
+    "whatif:suggestion-refresh": ("/whatif/suggestions/refresh/", ("lead", "admin"), {}, (302,)),
     "users:new": (
         "/administration/users/new/",
         ("admin",),

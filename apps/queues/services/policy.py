@@ -126,7 +126,12 @@ def _normalize_quota(quota: dict) -> dict:
 
 
 def preview_queue_change(queue: Queue, proposal: dict[str, Any], *, actor) -> Preview:
-    if not permissions.can_edit_queue(actor, queue):
+    """What saving ``proposal`` would change, refuse or send for approval.
+
+    ``actor`` None: the portal previewing a policy suggestion it replays; it needs no
+    edit right to look, and breaches are judged as for a lead, who would apply it.
+    """
+    if actor is not None and not permissions.can_edit_queue(actor, queue):
         raise NotAllowed("you may not edit this queue")
     current = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     proposed = normalize_proposal(current, proposal)

@@ -1,0 +1,120 @@
+"""Every write of the policy suggestions: store what the rules propose, start their what-ifs.
+
+Called by the weekly task (``actor`` None: every queue) and by the page's "Look again
+now" button (the viewer: the queues they may edit). The rules and the cluster's dry
+runs are read first, outside any transaction (they include HTTP requests); each
+suggestion is then written on its own. Nothing here applies a suggestion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django.db import transaction
+from django.utils import timezone
+
+from apps.queues.models import Queue
+from apps.whatif import services
+from apps.whatif.choices import RunStatus, SuggestionState
+from apps.whatif.models import PolicySuggestion
+from apps.whatif.suggestion_list import Checked, suggestions_for, window_days
+from core import permissions
+from core.errors import InvalidInput
+
+# A later look re-judges these; a dismissed suggestion stays dismissed.
+REJUDGED = (SuggestionState.OFFERED, SuggestionState.REFUSED, SuggestionState.SUPERSEDED)
+
+
+def look_for_suggestions(*, actor=None) -> list[PolicySuggestion]:
+    """Store the rules' current suggestions in ``actor``'s scope, retire the rest, and
+    start a what-if for each offered one that has none (or whose what-if failed)."""
+    checked = suggestions_for(actor)
+    stored = [_store(c) for c in checked]
+    _supersede(_scope(actor), keep=[s.pk for s in stored])
+    for suggestion in stored:
+        if _needs_whatif(suggestion):
+            _start_whatif(suggestion, actor=actor)
+    return stored
+
+
+def fingerprint(kind: str, queue: str, flavor: str, weeks: list[str], proposal: dict) -> str:
+    """The same draft of the same rule over the same weeks has the same fingerprint."""
+    key = json.dumps([kind, queue, flavor, sorted(weeks), proposal], sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@transaction.atomic
+def _store(checked: Checked) -> PolicySuggestion:
+    rule = checked.suggestion
+    state = SuggestionState.OFFERED if checked.offered else SuggestionState.REFUSED
+    key = fingerprint(rule.kind, checked.queue.name, rule.flavor, rule.week_ids, checked.proposal)
+    # get_or_create on the unique fingerprint: the weekly job and a button pressed at
+    # the same moment store one row between them.
+    found, created = PolicySuggestion.objects.get_or_create(
+        fingerprint=key,
+        defaults={
+            "checked_at": timezone.now(),
+            "kind": rule.kind,
+            "queue": checked.queue,
+            "flavor": rule.flavor,
+            "title": rule.title,
+            "weeks": rule.week_ids,
+            "evidence": rule.evidence(),
+            "proposal": checked.proposal,
+            "state": state,
+            "refusal": checked.refusal,
+        },
+    )
+    if not created:
+        PolicySuggestion.objects.filter(pk=found.pk, state__in=REJUDGED).update(
+            state=state, refusal=checked.refusal, checked_at=timezone.now()
+        )
+        found.refresh_from_db()
+    return found
+
+
+def _scope(actor) -> list[int]:
+    """Ids of the queues a look by ``actor`` judges (None: every queue)."""
+    queues = Queue.objects.all()
+    if actor is None or permissions.is_admin(actor):
+        return list(queues.values_list("pk", flat=True))
+    return [q.pk for q in queues.select_related("team") if permissions.can_edit_queue(actor, q)]
+
+
+def _supersede(queue_ids: list[int], *, keep: list[int]) -> int:
+    """Offered or refused suggestions the rules no longer propose are superseded."""
+    stale = PolicySuggestion.objects.filter(
+        queue_id__in=queue_ids,
+        state__in=(SuggestionState.OFFERED, SuggestionState.REFUSED),
+    ).exclude(pk__in=keep)
+    return stale.update(state=SuggestionState.SUPERSEDED, checked_at=timezone.now())
+
+
+def _needs_whatif(suggestion: PolicySuggestion) -> bool:
+    if suggestion.state != SuggestionState.OFFERED:
+        return False
+    run = suggestion.whatif_run
+    return run is None or run.status == RunStatus.FAILED
+
+
+def _start_whatif(suggestion: PolicySuggestion, *, actor) -> None:
+    """Replay the draft over the weeks that triggered it, through the usual what-if request."""
+    try:
+        run = services.request_whatif(
+            {suggestion.queue.name: suggestion.proposal},
+            actor=actor,
+            days=window_days(suggestion.weeks),
+            reason=f"policy suggestion #{suggestion.pk}",
+        )
+    except InvalidInput as exc:
+        # The queue's own validation refuses it (e.g. beyond capacity): never offered.
+        _refuse(suggestion, f"not replayed: {exc.detail}")
+        return
+    PolicySuggestion.objects.filter(pk=suggestion.pk).update(whatif_run=run)
+
+
+def _refuse(suggestion: PolicySuggestion, why: str) -> None:
+    PolicySuggestion.objects.filter(pk=suggestion.pk).update(
+        state=SuggestionState.REFUSED, refusal=why[:2000]
+    )

@@ -1,0 +1,113 @@
+"""The weekly look for suggestions: what it stores, that it stores it once, and that a
+suggestion may be applied only after the cluster accepted it and its what-if finished."""
+
+import pytest
+from django.test import Client
+
+from apps.reports.models import WeeklyReport
+from apps.whatif.choices import RunStatus, SuggestionState
+from apps.whatif.models import PolicySuggestion, WhatIfRun
+from apps.whatif.tasks import look_for_suggestions_task
+from portal.schedule import beat_schedule
+
+pytestmark = pytest.mark.django_db
+URL = "/whatif/suggestions/"
+
+
+def page(user) -> str:
+    client = Client()
+    client.force_login(user)
+    response = client.get(URL)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_it_stores_each_draft_with_its_evidence_and_dry_run(history):
+    assert look_for_suggestions_task() == 1  # vision offered; nlp refused by the webhook
+    stored = {s.queue.name: s for s in PolicySuggestion.objects.all()}
+    vision, nlp = stored["vision"], stored["nlp"]
+    assert (vision.kind, vision.flavor, vision.state) == ("lower-idle-quota", "h100", "offered")
+    assert vision.weeks == [history[1], history[0]]  # newest first
+    assert vision.evidence["facts"] == {
+        "team": "vision", "peak_gpus": 3, "current_nominal": 16.0, "proposed_nominal": 3,
+    }  # fmt: skip
+    assert nlp.state == SuggestionState.REFUSED
+    assert "lendingLimit" in nlp.refusal or "nominalQuota" in nlp.refusal
+    # The portal started the what-if of the offered one only, as itself.
+    assert nlp.whatif_run is None
+    assert vision.whatif_run.requested_by is None
+    assert vision.whatif_run.reason == f"policy suggestion #{vision.pk}"
+
+
+def test_looking_twice_over_the_same_weeks_stores_nothing_new(history):
+    look_for_suggestions_task()
+    look_for_suggestions_task()
+    assert PolicySuggestion.objects.count() == 2
+    assert WhatIfRun.objects.count() == 1
+
+
+def test_a_suggestion_the_rules_no_longer_propose_is_superseded(history, lead):
+    look_for_suggestions_task()
+    # The older week turns out busy (idle 100 of 2688 = 4 % < 50 %): no rule fires.
+    older = WeeklyReport.objects.get(week=history[0])
+    for team in older.data["cost"]["teams"]:
+        team["idle_by_flavor"][0]["idle_gpu_hours"] = 100.0
+    older.save()
+    assert look_for_suggestions_task() == 0
+    states = set(PolicySuggestion.objects.values_list("state", flat=True))
+    assert states == {SuggestionState.SUPERSEDED}
+    assert "No suggestions" in page(lead)
+
+
+def test_a_dismissed_suggestion_stays_dismissed(history):
+    look_for_suggestions_task()
+    PolicySuggestion.objects.filter(queue__name="vision").update(state=SuggestionState.DISMISSED)
+    look_for_suggestions_task()
+    assert PolicySuggestion.objects.get(queue__name="vision").state == SuggestionState.DISMISSED
+
+
+def test_apply_is_offered_only_once_its_whatif_has_finished(history, lead):
+    look_for_suggestions_task()
+    # Outside on_commit the what-if's replays are never sent: it stays queued.
+    run = PolicySuggestion.objects.get(queue__name="vision").whatif_run
+    assert run.status == RunStatus.QUEUED
+    html = page(lead)
+    assert "Lower vision on h100" in html and "is replaying" in html
+    assert "Apply this draft" not in html and f"/whatif/{run.pk}/apply/" not in html
+
+
+def test_its_whatif_figures_are_shown_before_apply(
+    history, lead, other_lead, eager_celery, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        look_for_suggestions_task()
+    run = PolicySuggestion.objects.get(queue__name="vision").whatif_run
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    html = page(lead)
+    assert "What-if over these weeks" in html and "Cost of the replayed period" in html
+    teams = {t["team"]: t for t in run.result["teams"]}
+    assert f"<td>{teams['vision']['verdict_text']}</td>" in html
+    assert f'action="/whatif/{run.pk}/apply/"' in html and "Apply this draft" in html
+    # The portal's run opens for the queue's lead, not for another team's.
+    for user, status in ((lead, 200), (other_lead, 404)):
+        client = Client()
+        client.force_login(user)
+        assert client.get(f"/whatif/{run.pk}/").status_code == status
+
+
+def test_the_refused_suggestion_is_never_applicable(history, admin):
+    look_for_suggestions_task()
+    nlp = PolicySuggestion.objects.get(queue__name="nlp")
+    assert not nlp.can_apply
+    refused = page(admin).split("Refused by the cluster")[1]
+    assert "Lower nlp on h100" in refused and "Apply this draft" not in refused
+
+
+def test_the_weekly_look_runs_an_hour_after_the_weekly_report():
+    entries = beat_schedule()
+    report, look = entries["build-weekly-report"], entries["look-for-suggestions"]
+    assert look["task"] == "apps.whatif.tasks.look_for_suggestions_task"
+    assert look["schedule"].day_of_week == report["schedule"].day_of_week == {1}
+    # The report is built at 03:00 UTC on Monday; the look follows at 04:00.
+    assert report["schedule"].hour == {3} and look["schedule"].hour == {4}
