@@ -1,4 +1,4 @@
-"""The suggestions a viewer may act on: the rule over stored reports, each dry-run.
+"""The suggestions a viewer may act on: the rules over stored reports, each dry-run.
 
 Reads only: stored weekly reports, recorded workloads (for the peak), the saved
 policy, and the cluster's answer to a ``dryRun=All`` write. Nothing is applied.
@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from apps.queues.models import Queue
+from apps.queues.quantity import parse_units
 from apps.queues.reconcile.dry_run import cluster_queue_refusal
 from apps.queues.snapshots import queue_snapshot
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport, WorkloadRecord
-from apps.whatif import suggestions
+from apps.whatif import crowding, suggestions
 from core import permissions
 from core.kube import KubeError
 
@@ -25,7 +26,7 @@ from core.kube import KubeError
 class Checked:
     """A suggestion, its draft, and the cluster's verdict on the rendered ClusterQueue."""
 
-    suggestion: suggestions.Suggestion
+    suggestion: suggestions.Suggestion | crowding.BorrowingLimitSuggestion
     queue: Queue
     proposal: dict
     refusal: str  # "" when the cluster's dry run accepted it
@@ -45,7 +46,11 @@ def suggestions_for(user) -> list[Checked]:
     if len(weeks) < suggestions.MIN_WEEKS:
         return []
     start, end = week_bounds(weeks[-1][0])[0], week_bounds(weeks[0][0])[1]
-    found = suggestions.lower_idle_quotas(weeks, peak_gpus(start, end))
+    saved = [queue_snapshot(q) for q in Queue.objects.with_policy()]
+    found = [
+        *suggestions.lower_idle_quotas(weeks, peak_gpus(start, end)),
+        *crowding.borrowing_limits(weeks, *cohorts_and_limits(saved)),
+    ]
     queues = Queue.objects.with_policy().in_bulk([s.queue for s in found], field_name="name")
     return [
         _checked(s, queues[s.queue])
@@ -54,25 +59,30 @@ def suggestions_for(user) -> list[Checked]:
     ]
 
 
+def cohorts_and_limits(saved: list[dict]) -> tuple[dict, dict]:
+    """From queue snapshots: queue → cohort, and (queue, flavor) → GPU borrowing limit."""
+    cohorts = {q["name"]: q["cohort"] for q in saved}
+    limits = {
+        (q["name"], quota["flavor"]): _number(quota["borrowing_limit"])
+        for q in saved
+        for quota in q["quotas"]
+        if quota["resource"] == suggestions.GPU
+    }
+    return cohorts, limits
+
+
+def _number(value) -> float | None:
+    return None if value in (None, "") else float(parse_units(value))
+
+
 def _checked(suggestion: suggestions.Suggestion, queue: Queue) -> Checked:
-    proposal = changed_proposal(queue, suggestion.flavor, suggestion.quota_changes())
+    proposal = suggestion.draft(queue_snapshot(queue))
     try:
         refusal = cluster_queue_refusal(queue, proposal)
     except KubeError as exc:
         # No answer is no acceptance: not offered until the cluster can judge it.
         refusal = f"not checked: {exc.describe()}"
     return Checked(suggestion, queue, proposal, refusal)
-
-
-def changed_proposal(queue: Queue, flavor: str, changes: dict[str, str]) -> dict:
-    """The queue's saved quotas with the GPU quota on ``flavor`` changed by ``changes``."""
-    quotas = queue_snapshot(queue)["quotas"]
-    return {
-        "quotas": [
-            {**q, **changes} if q["flavor"] == flavor and q["resource"] == "nvidia.com/gpu" else q
-            for q in quotas
-        ]
-    }
 
 
 def peak_gpus(start, end) -> dict[tuple[str, str], float]:

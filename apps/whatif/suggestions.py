@@ -20,6 +20,7 @@ IDLE_SHARE_AT_LEAST = 0.5
 MIN_WEEKS = 2
 MAX_WEEKS = 4
 LOWER_IDLE_QUOTA = "lower-idle-quota"
+GPU = "nvidia.com/gpu"
 
 
 @dataclass(frozen=True)
@@ -81,9 +82,19 @@ class Suggestion:
             ],
         }
 
-    def quota_changes(self) -> dict[str, str]:
-        """The GPU quota fields on ``flavor`` the draft sets."""
-        return {"nominal": str(self.proposed_nominal)}
+    def draft(self, saved: dict) -> dict:
+        """The proposal for the queue saved as ``saved`` (its snapshot)."""
+        return quota_draft(saved, self.flavor, {"nominal": str(self.proposed_nominal)})
+
+
+def quota_draft(saved: dict, flavor: str, changes: dict[str, str]) -> dict:
+    """``saved``'s quotas with the GPU quota on ``flavor`` changed by ``changes``."""
+    return {
+        "quotas": [
+            {**q, **changes} if q["flavor"] == flavor and q["resource"] == GPU else q
+            for q in saved["quotas"]
+        ]
+    }
 
 
 def finished_weeks(reports: list[tuple[str, dict]]) -> list[tuple[str, dict]]:

@@ -62,3 +62,18 @@ def ran(team: str, gpus: int, week: str, uid: str) -> None:
         gpus_by_flavor={"h100": gpus}, created_at=start, first_admitted_at=start,
         finished_at=start + timedelta(days=1),
     )  # fmt: skip
+
+
+def crowded_out(
+    weeks: list[str], borrower: str, borrowed: float, lender: str, lent: float, p95_wait_s: float
+) -> None:
+    """In every stored week ``borrower`` borrowed ``borrowed`` of the ``lent`` GPU-hours
+    ``lender`` lent on h100, while ``lender``'s queue waited ``p95_wait_s`` at p95."""
+    for report in WeeklyReport.objects.filter(week__in=weeks):
+        for row in report.data["fairness"]["queues"]:
+            row["borrowed_gpu_hours"] = borrowed if row["queue"] == borrower else 0.0
+            row["lent_gpu_hours"] = lent if row["queue"] == lender else 0.0
+        report.data["waits"] = [
+            {"dimension": "queue", "key": lender, "team": lender, "p95": p95_wait_s}
+        ]
+        report.save()

@@ -8,6 +8,7 @@ from apps.reports.models import WeeklyReport
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.tasks import look_for_suggestions_task
+from apps.whatif.tests.suggestion_history import crowded_out
 from portal.schedule import beat_schedule
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,16 @@ def test_the_weekly_look_runs_an_hour_after_the_weekly_report():
     assert look["schedule"].day_of_week == report["schedule"].day_of_week == {1}
     # The report is built at 03:00 UTC on Monday; the look follows at 04:00.
     assert report["schedule"].hour == {3} and look["schedule"].hour == {4}
+
+
+def test_a_queue_crowding_out_its_cohort_gets_a_borrowing_limit(history):
+    # Both weeks vision borrowed 840 of the 1000 GPU-hours nlp lent on h100 (84 % ≥ 60 %)
+    # while nlp waited 2 h at p95; 840 GPU-h ÷ 168 h = 5 GPUs, the median of 5 and 5.
+    crowded_out(history, "vision", 840.0, "nlp", 1000.0, 7200.0)
+    look_for_suggestions_task()
+    found = PolicySuggestion.objects.get(kind="add-borrowing-limit")
+    assert (found.queue.name, found.flavor, found.state) == ("vision", "h100", "offered")
+    assert found.title == "Limit borrowing of vision on h100: no limit → 5 GPUs"
+    [h100] = [q for q in found.proposal["quotas"] if q["flavor"] == "h100"]
+    assert (h100["nominal"], h100["borrowing_limit"]) == ("16", "5")
+    assert found.whatif_run.draft == {"vision": found.proposal}
