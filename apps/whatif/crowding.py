@@ -19,7 +19,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from apps.whatif.suggestions import MIN_WEEKS, quota_draft
+from apps.whatif.suggestions import MIN_WEEKS, OverWeeks, quota_draft
 
 BORROWED_SHARE_AT_LEAST = 0.6
 OTHER_P95_WAIT_AT_LEAST_S = 3600.0
@@ -47,7 +47,7 @@ class CrowdedWeek:
 
 
 @dataclass(frozen=True)
-class BorrowingLimitSuggestion:
+class BorrowingLimitSuggestion(OverWeeks):
     """A draft ``borrowingLimit`` on one queue's GPU quota on one flavor, with its evidence."""
 
     team: str
@@ -58,10 +58,6 @@ class BorrowingLimitSuggestion:
     proposed_limit: int
     weeks: tuple[CrowdedWeek, ...]
     kind: str = ADD_BORROWING_LIMIT
-
-    @property
-    def week_ids(self) -> list[str]:
-        return [w.week for w in self.weeks]
 
     @property
     def title(self) -> str:

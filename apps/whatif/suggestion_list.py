@@ -17,7 +17,8 @@ from apps.queues.reconcile.dry_run import cluster_queue_refusal
 from apps.queues.snapshots import queue_snapshot
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport, WorkloadRecord
-from apps.whatif import crowding, suggestions
+from apps.whatif import crowding, starving, suggestions
+from apps.whatif.policies import fair_sharing_enabled
 from core import permissions
 from core.kube import KubeError
 
@@ -26,7 +27,9 @@ from core.kube import KubeError
 class Checked:
     """A suggestion, its draft, and the cluster's verdict on the rendered ClusterQueue."""
 
-    suggestion: suggestions.Suggestion | crowding.BorrowingLimitSuggestion
+    suggestion: (
+        suggestions.Suggestion | crowding.BorrowingLimitSuggestion | starving.WeightSuggestion
+    )
     queue: Queue
     proposal: dict
     refusal: str  # "" when the cluster's dry run accepted it
@@ -50,6 +53,7 @@ def suggestions_for(user) -> list[Checked]:
     found = [
         *suggestions.lower_idle_quotas(weeks, peak_gpus(start, end)),
         *crowding.borrowing_limits(weeks, *cohorts_and_limits(saved)),
+        *starving.starving_weights(weeks, team_weights(saved), fair=fair_sharing_enabled()),
     ]
     queues = Queue.objects.with_policy().in_bulk([s.queue for s in found], field_name="name")
     return [
@@ -69,6 +73,17 @@ def cohorts_and_limits(saved: list[dict]) -> tuple[dict, dict]:
         if quota["resource"] == suggestions.GPU
     }
     return cohorts, limits
+
+
+def team_weights(saved: list[dict]) -> dict[str, list[tuple[str, float]]]:
+    """From queue snapshots: team → its queues' (name, fair-sharing weight)."""
+    found: dict[str, list[tuple[str, float]]] = {}
+    for q in saved:
+        if q["team"]:
+            found.setdefault(q["team"], []).append(
+                (q["name"], float(parse_units(q["fair_weight"])))
+            )
+    return found
 
 
 def _number(value) -> float | None:

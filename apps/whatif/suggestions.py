@@ -36,8 +36,18 @@ class IdleWeek:
         return self.idle_gpu_hours / self.reserved_gpu_hours
 
 
+class OverWeeks:
+    """What every rule's suggestion shares: the per-week evidence in ``weeks``, newest first."""
+
+    weeks: tuple
+
+    @property
+    def week_ids(self) -> list[str]:
+        return [w.week for w in self.weeks]
+
+
 @dataclass(frozen=True)
-class Suggestion:
+class Suggestion(OverWeeks):
     """A draft change of one queue's nominal quota on one flavor, with its evidence."""
 
     kind: str
@@ -48,10 +58,6 @@ class Suggestion:
     proposed_nominal: int
     peak_gpus: float
     weeks: tuple[IdleWeek, ...]
-
-    @property
-    def week_ids(self) -> list[str]:
-        return [w.week for w in self.weeks]
 
     @property
     def title(self) -> str:

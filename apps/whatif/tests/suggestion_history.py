@@ -77,3 +77,14 @@ def crowded_out(
             {"dimension": "queue", "key": lender, "team": lender, "p95": p95_wait_s}
         ]
         report.save()
+
+
+def starved(weeks: list[str], team: str, received: float, p95_wait_s: float) -> None:
+    """In every stored week ``team`` received ``received`` of the GPU-hours against an
+    entitled half, and waited ``p95_wait_s`` at p95."""
+    for report in WeeklyReport.objects.filter(week__in=weeks):
+        report.data["fairness"]["teams"] = [
+            {"team": team, "entitled_share": 0.5, "received_share": received}
+        ]
+        report.data["waits"] = [{"dimension": "team", "key": team, "p95": p95_wait_s}]
+        report.save()

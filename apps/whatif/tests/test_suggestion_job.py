@@ -8,7 +8,7 @@ from apps.reports.models import WeeklyReport
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.tasks import look_for_suggestions_task
-from apps.whatif.tests.suggestion_history import crowded_out
+from apps.whatif.tests.suggestion_history import crowded_out, starved
 from portal.schedule import beat_schedule
 
 pytestmark = pytest.mark.django_db
@@ -125,3 +125,21 @@ def test_a_queue_crowding_out_its_cohort_gets_a_borrowing_limit(history):
     [h100] = [q for q in found.proposal["quotas"] if q["flavor"] == "h100"]
     assert (h100["nominal"], h100["borrowing_limit"]) == ("16", "5")
     assert found.whatif_run.draft == {"vision": found.proposal}
+
+
+def test_a_starving_team_gets_a_higher_weight_where_fair_sharing_is_on(history, settings):
+    # nlp received 30 % of an entitled 50 % both weeks and waited 2 h at p95:
+    # weight 1 × 0.5 / 0.3 = 1.67, rounded up to one decimal: 1.7.
+    starved(history, "nlp", 0.30, 7200.0)
+    settings.QM_KUEUE_FAIR_SHARING = False
+    look_for_suggestions_task()
+    assert not PolicySuggestion.objects.filter(kind="raise-starving-weight").exists()
+    settings.QM_KUEUE_FAIR_SHARING = True
+    look_for_suggestions_task()
+    found = PolicySuggestion.objects.get(kind="raise-starving-weight")
+    assert (found.queue.name, found.state, found.proposal) == (
+        "nlp",
+        "offered",
+        {"fair_weight": "1.7"},
+    )
+    assert found.title == "Raise the fair-sharing weight of nlp: 1 → 1.7"
