@@ -14,12 +14,10 @@ import json
 from django.db import transaction
 from django.utils import timezone
 
-from apps.queues.models import Queue
 from apps.whatif import services
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion
 from apps.whatif.suggestion_list import Checked, suggestions_for, window_days
-from core import permissions
 from core.errors import InvalidInput
 
 # A later look re-judges these; a dismissed suggestion stays dismissed.
@@ -31,7 +29,7 @@ def look_for_suggestions(*, actor=None) -> list[PolicySuggestion]:
     start a what-if for each offered one that has none (or whose what-if failed)."""
     checked = suggestions_for(actor)
     stored = [_store(c) for c in checked]
-    _supersede(_scope(actor), keep=[s.pk for s in stored])
+    _supersede(actor, keep=[s.pk for s in stored])
     for suggestion in stored:
         if _needs_whatif(suggestion):
             _start_whatif(suggestion, actor=actor)
@@ -74,18 +72,13 @@ def _store(checked: Checked) -> PolicySuggestion:
     return found
 
 
-def _scope(actor) -> list[int]:
-    """Ids of the queues a look by ``actor`` judges (None: every queue)."""
-    queues = Queue.objects.all()
-    if actor is None or permissions.is_admin(actor):
-        return list(queues.values_list("pk", flat=True))
-    return [q.pk for q in queues.select_related("team") if permissions.can_edit_queue(actor, q)]
-
-
-def _supersede(queue_ids: list[int], *, keep: list[int]) -> int:
-    """Offered or refused suggestions the rules no longer propose are superseded."""
-    stale = PolicySuggestion.objects.filter(
-        queue_id__in=queue_ids,
+def _supersede(actor, *, keep: list[int]) -> int:
+    """Offered or refused suggestions in ``actor``'s scope (None: all) the rules no longer
+    propose are superseded."""
+    scope = PolicySuggestion.objects.all()
+    if actor is not None:
+        scope = scope.visible_to(actor)
+    stale = scope.filter(
         state__in=(SuggestionState.OFFERED, SuggestionState.REFUSED),
     ).exclude(pk__in=keep)
     return stale.update(state=SuggestionState.SUPERSEDED, checked_at=timezone.now())

@@ -60,6 +60,19 @@ def test_a_suggestion_the_rules_no_longer_propose_is_superseded(history, lead):
     assert "No suggestions" in page(lead)
 
 
+def test_a_leads_look_leaves_other_teams_suggestions_alone(history, lead):
+    look_for_suggestions_task()  # vision offered, nlp refused
+    for report in WeeklyReport.objects.filter(week=history[0]):
+        for team in report.data["cost"]["teams"]:
+            team["idle_by_flavor"][0]["idle_gpu_hours"] = 100.0  # 4 % idle: no rule fires
+        report.save()
+    client = Client()
+    client.force_login(lead)
+    assert client.post(URL + "refresh/").status_code == 302
+    states = dict(PolicySuggestion.objects.values_list("queue__name", "state"))
+    assert states == {"vision": SuggestionState.SUPERSEDED, "nlp": SuggestionState.REFUSED}
+
+
 def test_a_dismissed_suggestion_stays_dismissed(history):
     look_for_suggestions_task()
     PolicySuggestion.objects.filter(queue__name="vision").update(state=SuggestionState.DISMISSED)

@@ -3,11 +3,14 @@ what, the cluster's dry run hiding what it would refuse, and the "Look again now
 The weekly job and its stored rows are in test_suggestion_job.py."""
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from apps.reports.compute.weeks import week_bounds
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.tasks import look_for_suggestions_task
+from apps.whatif.tests.suggestion_history import crowded_out
 
 pytestmark = pytest.mark.django_db
 URL = "/whatif/suggestions/"
@@ -83,3 +86,21 @@ def test_the_weekly_report_links_leads_to_the_suggestions(settings, queue, lead,
         response = client.get(reverse("reports:week", args=[promdata.WEEK]))
         assert response.status_code == 200
         assert (f'href="{URL}"' in response.content.decode()) is linked
+
+
+def test_the_page_costs_as_many_queries_for_two_suggestions_as_for_one(history, admin):
+    client = Client()
+    client.force_login(admin)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as run:
+            assert client.get(URL).status_code == 200
+        return len(run)
+
+    look_for_suggestions_task()
+    one = queries()
+    # vision now also crowds out nlp: a second offered suggestion (with its what-if).
+    crowded_out(history, "vision", 840.0, "nlp", 1000.0, 7200.0)
+    look_for_suggestions_task()
+    assert PolicySuggestion.objects.filter(state="offered").count() == 2
+    assert queries() == one
