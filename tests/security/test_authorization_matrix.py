@@ -463,6 +463,14 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, T)),
     ],
     "jobs:sweep-new": [("get", "/sweeps/new/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:sweeps": [("get", "/sweeps/", None, (L, 200, 200, 200, 200, T))],
+    # A team's sweep limit is read by everyone, set by its leads and admins; who may not
+    # set it is refused before the form is read, and out of range re-renders the form.
+    "jobs:sweep-limit": [
+        ("get", "/sweeps/limits/vision/", None, (L, 200, 200, 200, 200, T)),
+        ("post", "/sweeps/limits/vision/", {"per_user": "3"}, (L, 403, 403, 302, 302, T)),
+        ("post", "/sweeps/limits/vision/", {"per_user": "99"}, (L, 403, 403, 200, 200, T)),
+    ],
     "jobs:sweep": [
         ("get", "/sweeps/{sweep}/", None, (L, 200, 404, 200, 200, T)),
         ("get", "/sweeps/{peer_sweep}/", None, (L, 200, 404, 200, 200, T)),

@@ -225,7 +225,7 @@ def set_sweep_limit(
             code="forbidden",
             field="max_per_user",
         )
-    if not (is_admin or permissions.is_lead_of(actor, team)):
+    if not permissions.can_set_sweep_limit(actor, team):
         raise NotAllowed(f"only a lead of {team} or an admin sets its sweep limit")
     row = SweepLimit.objects.select_for_update().filter(team=team).first() or sweep_limit(team)
     before = {"per_user": row.per_user, "max_per_user": row.max_per_user}
