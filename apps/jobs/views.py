@@ -214,7 +214,7 @@ def sweep_submit(request: HttpRequest) -> HttpResponse:
         job, sweep_fields = form.sweep_fields()
         request_ = SweepRequest(job=services.JobRequest(**job), **sweep_fields)
         try:
-            sweep = submit_sweep(request.user, request_, actor=_me(request))
+            sweep = submit_sweep(request.user, request_, actor=_me(request)).record
         except DomainError as exc:
             add_to_form(form, exc)
         else:

@@ -600,14 +600,14 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
             job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
         ),
         actor=mine,
-    )
+    ).record
     peer_sweep = submit_sweep(
         peer,
         SweepRequest(
             job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
         ),
         actor=Principal(peer),
-    )
+    ).record
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     return {
