@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from apps.jobs.eta import HORIZON_MS, StartEstimate, estimate_start, without_run_time
 from apps.jobs.expected_cost import ExpectedCost
+from apps.jobs.preemption_risk import PreemptionRisk, borrowed_gpus
 from apps.jobs.run_history import ExpectedRun
 from apps.jobs.status import Need, pending_reason
 from informer import objects as o
@@ -43,6 +44,9 @@ class Verdict:
     estimate_note: str = ""
     cost: ExpectedCost | None = None
     cost_note: str = ""
+    risk: PreemptionRisk | None = None
+    # `now` only, for the risk: the GPUs its queue would then use above its own quota.
+    borrowed_gpus: int = 0
 
     def as_dict(self) -> dict:
         return {
@@ -58,6 +62,7 @@ class Verdict:
             "estimate_note": self.estimate_note,
             "expected_cost": None if self.cost is None else self.cost.as_dict(),
             "cost_note": self.cost_note,
+            "preemption_risk": None if self.risk is None else self.risk.as_dict(),
         }
 
 
@@ -114,22 +119,31 @@ def admission_verdict(
         )
         return _later(pending_reason(workload.obj, [], queues, need), estimate, may_see)
     victims = [wl for _, kind, wl, _ in history if kind == "evict" and wl.key != key]
-    return _now(sim, workload, victims, may_see)
+    return _now(sim, workload, victims, may_see, need.resource)
 
 
-def _now(sim: Simulation, workload, victims: list, may_see: Callable[[str], bool]) -> Verdict:
+def _now(
+    sim: Simulation, workload, victims: list, may_see: Callable[[str], bool], gpu_resource: str
+) -> Verdict:
     flavors = o.flavors_by_pod_set(workload.obj)
-    borrows = _borrows(sim, workload.admission.cluster_queue, flavors)
+    used = {f for by_resource in flavors.values() for f in by_resource.values()}
+    status = cluster_queue_status(sim.cluster, workload.admission.cluster_queue)
+    borrows = _borrows(status, used)
     shown = tuple(sorted({wl.key for wl in victims if may_see(wl.namespace)}))
     hidden = len({wl.key for wl in victims}) - len(shown)
-    used = ", ".join(sorted({f for by_resource in flavors.values() for f in by_resource.values()}))
-    summary = f"it would be admitted now on {used}"
+    summary = f"it would be admitted now on {', '.join(sorted(used))}"
     if borrows:
         summary += ", borrowing quota from its cohort"
     if shown or hidden:
         summary += f", preempting {_in_words(shown, hidden)}"
     return Verdict(
-        NOW, summary, flavors=flavors, borrows=borrows, preempts=shown, preempts_hidden=hidden
+        NOW,
+        summary,
+        flavors=flavors,
+        borrows=borrows,
+        preempts=shown,
+        preempts_hidden=hidden,
+        borrowed_gpus=borrowed_gpus(status, used, gpu_resource),
     )
 
 
@@ -140,10 +154,9 @@ def _in_words(shown: tuple[str, ...], hidden: int) -> str:
     return " and ".join(parts)
 
 
-def _borrows(sim: Simulation, cluster_queue: str, flavors: dict[str, dict[str, str]]) -> bool:
-    """Whether the queue uses more than its own quota of any flavor the request got."""
-    used = {f for by_resource in flavors.values() for f in by_resource.values()}
-    usage = cluster_queue_status(sim.cluster, cluster_queue).get("flavorsReservation") or []
+def _borrows(status: dict, used: set[str]) -> bool:
+    """Whether the queue (``status``) uses more than its own quota of any flavor in ``used``."""
+    usage = status.get("flavorsReservation") or []
     return any(
         row["name"] in used and _quantity_positive(resource.get("borrowed"))
         for row in usage
