@@ -6,8 +6,10 @@ and every job below is p2-standard unless it says otherwise.
 """
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from apps.jobs.choices import JobEventKind, JobState
@@ -83,6 +85,32 @@ def test_a_job_of_a_lower_tier_carries_its_tiers_recorded_rate(
     assert (risk["run_hours"], risk["run_time_basis"]) == (3.0, "recorded_p50")
     assert risk["probability"] == 0.3935
     assert risk["scope"] == "batch jobs of tier p2-standard in every queue, last 28 days"
+
+
+def test_the_command_prints_who_may_preempt_and_how_likely(
+    sim, scientist, queue, template, admin, tmp_path
+):
+    set_policy(queue, admin, preemption={**NEVER, "within_cluster_queue": "LowerPriority"})
+    reconcile(trigger="manual")
+    A, P = JobEventKind.ADMITTED, JobEventKind.PREEMPTED
+    # Two preemptions over 4 admitted hours (3 h + 1 h): 0.5 per hour. Recorded runs, first
+    # admission to end: 3 h and 1 h, median 1 + 0.5 × (3 − 1) = 2 h (under the 4 h maximum).
+    # P = 1 − e^(−0.5 × 2) = 1 − e^(−1) = 0.632120…
+    recorded_job(scientist, [(6, A), (3, P)])
+    recorded_job(scientist, [(2, A), (1, P)])
+    path = tmp_path / "job.yaml"
+    path.write_text(
+        "template: pytorch-train\nflavor: h100\ngpus_per_pod: 8\n"
+        "priority_tier: p2-standard\nmax_runtime_minutes: 240\n"
+    )
+    out = StringIO()
+    call_command("quote", str(path), "--as", "scientist", stdout=out)
+    assert out.getvalue().splitlines()[-2:] == [
+        "preempted by: higher-priority workloads of the same queue "
+        "(withinClusterQueue: LowerPriority)",
+        "preemption risk: 63.2% over 2.0 h (recorded_p50): 2 preemptions in 4.0 admitted "
+        "hours (batch jobs of tier p2-standard in every queue, last 28 days)",
+    ]
 
 
 def test_a_borrower_names_the_queue_that_would_reclaim_its_borrowed_gpus(
