@@ -5,6 +5,9 @@ Every running and queued workload gets the run time its recorded history says
 model runs the cluster forward with the quoted job added last; its first admission in
 each run is the ``p50`` and the ``p90`` estimate. A workload without a recorded run time
 gets none: the model keeps it running, so a start that needs it to end is not found.
+Work expected to arrive meanwhile (``ArrivalStream``: the recent rate of submissions of
+higher-or-equal priority to the job's queue) arrives evenly at that rate, each with its
+recorded run time at the same percentile.
 """
 
 from __future__ import annotations
@@ -17,6 +20,41 @@ from informer import objects as o
 from kueuemodel import DURATION_ANNOTATION, first_admissions, with_run_time
 
 HORIZON_MS = 14 * 24 * 3_600_000
+# At most this many arrivals of one stream are simulated (the note says up to when).
+MAX_ARRIVALS = 400
+
+
+@dataclass(frozen=True)
+class ArrivalStream:
+    """Work expected to arrive: one ``manifest`` (a Job of the recorded median shape)
+    every 1/``per_hour`` hours from now, each running ``run`` (its recorded times)."""
+
+    manifest: dict
+    per_hour: float
+    run: ExpectedRun
+
+
+def arrival_times(per_hour: float, *, now_ms: int, until_ms: int) -> list[int]:
+    """Evenly spaced arrivals at ``per_hour``: the first one gap after now, at most
+    ``MAX_ARRIVALS`` and none past ``until_ms``."""
+    gap_ms = 3_600_000 / per_hour
+    times = (now_ms + round(gap_ms * k) for k in range(1, MAX_ARRIVALS + 1))
+    return [at for at in times if at <= until_ms]
+
+
+def arrival_trace(
+    streams: tuple[ArrivalStream, ...], pick: str, *, now_ms: int, until_ms: int
+) -> list[tuple[int, dict]]:
+    """(epoch ms, manifest) of every expected arrival, named apart, with its run time at
+    ``pick`` (``p50_s`` or ``p90_s``)."""
+    trace = []
+    for index, stream in enumerate(streams):
+        run_ms = round(getattr(stream.run, pick) * 1000)
+        for k, at in enumerate(arrival_times(stream.per_hour, now_ms=now_ms, until_ms=until_ms)):
+            obj = with_run_time(stream.manifest, run_ms, at, bound_ms=stream.run.bound_s * 1000)
+            obj["metadata"]["name"] = f"expected-arrival-{index}-{k}"
+            trace.append((at, obj))
+    return trace
 
 
 @dataclass(frozen=True)
@@ -36,9 +74,12 @@ def estimate_start(
     *,
     now_ms: int,
     expected: dict[str, ExpectedRun],
+    arrivals: tuple[ArrivalStream, ...] = (),
 ) -> StartEstimate:
     """``workloads``: every unfinished Workload read from the cluster; ``expected``:
-    ``namespace/name`` → the expected run of the ones whose history is known."""
+    ``namespace/name`` → the expected run of the ones whose history is known;
+    ``arrivals``: work expected to be submitted meanwhile."""
+    until_ms = now_ms + HORIZON_MS
     starts = [
         first_admissions(
             objects,
@@ -47,7 +88,8 @@ def estimate_start(
                 without_run_time(candidate),
             ],
             start_ms=now_ms,
-            until_ms=now_ms + HORIZON_MS,
+            until_ms=until_ms,
+            arrivals=arrival_trace(arrivals, pick, now_ms=now_ms, until_ms=until_ms),
         )[-1]
         for pick in ("p50_s", "p90_s")
     ]

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from apps.jobs.eta import HORIZON_MS, StartEstimate, estimate_start, without_run_time
+from apps.jobs.eta import (
+    HORIZON_MS,
+    ArrivalStream,
+    StartEstimate,
+    estimate_start,
+    without_run_time,
+)
 from apps.jobs.expected_cost import ExpectedCost
 from apps.jobs.preemption_risk import PreemptionRisk, borrowed_gpus
 from apps.jobs.run_history import ExpectedRun
@@ -90,6 +96,8 @@ def admission_verdict(
     need: Need,
     may_see: Callable[[str], bool],
     expected: dict[str, ExpectedRun] | None = None,
+    arrivals: tuple[ArrivalStream, ...] = (),
+    arrivals_note: str = "",
 ) -> Verdict:
     """What the model does with ``candidate`` (a Job manifest) on the cluster as it is.
 
@@ -97,7 +105,8 @@ def admission_verdict(
     ones with their ``status.admission``; ``need``: the GPUs it asks for, to say why it
     would wait as the job's page would; ``may_see(namespace)``: whether the asker may
     see a workload of that namespace by name (others are only counted); ``expected``:
-    ``namespace/name`` → the expected run of the workloads whose history is known.
+    ``namespace/name`` → the expected run of the workloads whose history is known;
+    ``arrivals``: work expected to be submitted meanwhile, which ``arrivals_note`` tells.
     """
     running = [without_run_time(w) for w in workloads]
     sim = Simulation([*objects, *running], start_ms=now_ms, record_events=False)
@@ -115,9 +124,16 @@ def admission_verdict(
     if workload.admission is None:
         queues = [obj for obj in objects if obj.get("kind") == "ClusterQueue"]
         estimate = estimate_start(
-            objects, workloads, candidate, now_ms=now_ms, expected=expected or {}
+            objects,
+            workloads,
+            candidate,
+            now_ms=now_ms,
+            expected=expected or {},
+            arrivals=arrivals,
         )
-        return _later(pending_reason(workload.obj, [], queues, need), estimate, may_see)
+        reason = pending_reason(workload.obj, [], queues, need)
+        note = "; ".join(filter(None, (_estimate_note(estimate, may_see), arrivals_note)))
+        return waiting(reason, estimate, note)
     victims = [wl for _, kind, wl, _ in history if kind == "evict" and wl.key != key]
     return _now(sim, workload, victims, may_see, need.resource)
 
@@ -166,10 +182,6 @@ def _borrows(status: dict, used: set[str]) -> bool:
 
 def _quantity_positive(value) -> bool:
     return value not in (None, "", "0", 0)
-
-
-def _later(reason: str, estimate: StartEstimate, may_see: Callable[[str], bool]) -> Verdict:
-    return waiting(reason, estimate, _estimate_note(estimate, may_see))
 
 
 def waiting(reason: str, estimate: StartEstimate, note: str) -> Verdict:

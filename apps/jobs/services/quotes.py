@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.jobs import verdict
+from apps.jobs.arrival_history import expected_arrivals
 from apps.jobs.expected_cost import expected_cost, run_time
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
@@ -37,6 +38,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         if exc.code != "never_fits":
             raise
         return verdict.never(exc.detail, field_name=exc.field)
+    arrivals = expected_arrivals(job, now=now, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM)
     with client or KubeClient() as kube:
         objects = list(observe(kube, settings.KUEUE_API_VERSION).values())
         workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
@@ -48,6 +50,8 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         need=Need(job.flavor.name, job.gpu_resource, job.total_gpus),
         may_see=_namespace_check(user),
         expected=_expected_runs(workloads, now=now),
+        arrivals=arrivals.streams,
+        arrivals_note=arrivals.note,
     )
     runs = recorded_runs({(job.template_id, job.team_id)}, now=now)
     run = expected_run(runs.get((job.template_id, job.team_id), []), job.max_runtime_seconds)
