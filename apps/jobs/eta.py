@@ -13,6 +13,7 @@ recorded run time at the same percentile.
 from __future__ import annotations
 
 import copy
+from collections import defaultdict
 from dataclasses import dataclass
 
 from apps.jobs.run_history import ExpectedRun
@@ -75,16 +76,19 @@ def estimate_start(
     now_ms: int,
     expected: dict[str, ExpectedRun],
     arrivals: tuple[ArrivalStream, ...] = (),
+    reported: dict[str, dict[str, int] | None] | None = None,
 ) -> StartEstimate:
     """``workloads``: every unfinished Workload read from the cluster; ``expected``:
     ``namespace/name`` → the expected run of the ones whose history is known;
-    ``arrivals``: work expected to be submitted meanwhile."""
+    ``arrivals``: work expected to be submitted meanwhile; ``reported``: the visibility
+    API's positions per ClusterQueue (``in_reported_order``)."""
     until_ms = now_ms + HORIZON_MS
+    queued = in_reported_order(workloads, reported or {})
     starts = [
         first_admissions(
             objects,
             [
-                *(_with_expected(w, expected, pick, now_ms) for w in workloads),
+                *(_with_expected(w, expected, pick, now_ms) for w in queued),
                 without_run_time(candidate),
             ],
             start_ms=now_ms,
@@ -95,6 +99,39 @@ def estimate_start(
     ]
     unknown = tuple(sorted(o.key(w) for w in workloads if o.key(w) not in expected))
     return StartEstimate(starts[0], starts[1], unknown)
+
+
+def in_reported_order(
+    workloads: list[dict], reported: dict[str, dict[str, int] | None]
+) -> list[dict]:
+    """``workloads``, the pending ones Kueue's visibility API listed re-timed so the model
+    takes them in Kueue's order: ``reported`` is ClusterQueue → ``namespace/name`` →
+    position (None: not served). Within one queue and priority the listed workloads swap
+    creation times so that the first in Kueue's order has the oldest; the model orders by
+    priority, then creation time, so an order across priorities is not followed."""
+    groups: dict[tuple[str, int], list[tuple[int, dict]]] = defaultdict(list)
+    by_key = {o.key(w): w for w in workloads}
+    for queue, positions in reported.items():
+        for key, position in (positions or {}).items():
+            if key in by_key:
+                groups[(queue, o.priority(by_key[key]))].append((position, by_key[key]))
+    retimed = {}
+    for members in groups.values():
+        stamps = sorted(_created(w) for _, w in members)
+        for stamp, (_, workload) in zip(stamps, sorted(members, key=lambda m: m[0]), strict=True):
+            retimed[o.key(workload)] = _created_at(workload, stamp)
+    return [retimed.get(o.key(w), w) for w in workloads]
+
+
+def _created(workload: dict) -> str:
+    return (workload.get("metadata") or {}).get("creationTimestamp") or ""
+
+
+def _created_at(workload: dict, stamp: str) -> dict:
+    return {
+        **workload,
+        "metadata": {**(workload.get("metadata") or {}), "creationTimestamp": stamp},
+    }
 
 
 def _with_expected(workload: dict, expected: dict[str, ExpectedRun], pick: str, now_ms: int):

@@ -98,6 +98,7 @@ def admission_verdict(
     expected: dict[str, ExpectedRun] | None = None,
     arrivals: tuple[ArrivalStream, ...] = (),
     arrivals_note: str = "",
+    reported: dict[str, dict[str, int] | None] | None = None,
 ) -> Verdict:
     """What the model does with ``candidate`` (a Job manifest) on the cluster as it is.
 
@@ -106,7 +107,8 @@ def admission_verdict(
     would wait as the job's page would; ``may_see(namespace)``: whether the asker may
     see a workload of that namespace by name (others are only counted); ``expected``:
     ``namespace/name`` → the expected run of the workloads whose history is known;
-    ``arrivals``: work expected to be submitted meanwhile, which ``arrivals_note`` tells.
+    ``arrivals``: work expected to be submitted meanwhile, which ``arrivals_note`` tells;
+    ``reported``: Kueue's visibility API's pending positions per ClusterQueue.
     """
     running = [without_run_time(w) for w in workloads]
     sim = Simulation([*objects, *running], start_ms=now_ms, record_events=False)
@@ -130,6 +132,7 @@ def admission_verdict(
             now_ms=now_ms,
             expected=expected or {},
             arrivals=arrivals,
+            reported=reported,
         )
         reason = pending_reason(workload.obj, [], queues, need)
         note = "; ".join(filter(None, (_estimate_note(estimate, may_see), arrivals_note)))

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from apps.jobs import verdict
 from apps.jobs.arrival_history import expected_arrivals
+from apps.jobs.cluster import cluster_queue_positions
 from apps.jobs.expected_cost import expected_cost, run_time
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
@@ -42,6 +43,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
     with client or KubeClient() as kube:
         objects = list(observe(kube, settings.KUEUE_API_VERSION).values())
         workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
+        reported = _reported_positions(kube, objects)
     answer = verdict.admission_verdict(
         objects,
         workloads,
@@ -52,6 +54,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         expected=_expected_runs(workloads, now=now),
         arrivals=arrivals.streams,
         arrivals_note=arrivals.note,
+        reported=reported,
     )
     runs = recorded_runs({(job.template_id, job.team_id)}, now=now)
     run = expected_run(runs.get((job.template_id, job.team_id), []), job.max_runtime_seconds)
@@ -114,6 +117,16 @@ def _expected_runs(workloads: list[dict], *, now) -> dict[str, ExpectedRun]:
     jobs = [j for j in jobs if (j.namespace, j.name) in owners]
     runs = expected_runs_of(jobs, now=now)
     return {owners[(j.namespace, j.name)]: runs[j.pk] for j in jobs if runs[j.pk] is not None}
+
+
+def _reported_positions(kube: KubeClient, objects: list[dict]) -> dict[str, dict | None]:
+    """The visibility API's pending positions of each ClusterQueue with pending work."""
+    return {
+        queue["metadata"]["name"]: cluster_queue_positions(kube, queue["metadata"]["name"])
+        for queue in objects
+        if queue.get("kind") == "ClusterQueue"
+        and int((queue.get("status") or {}).get("pendingWorkloads") or 0) > 0
+    }
 
 
 def _namespace_check(user):

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from apps.jobs import cluster_sync
-from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times
+from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times, in_reported_order
 from apps.jobs.models import JobTemplate
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.jobs.services.pool import save_setting
@@ -154,3 +154,34 @@ def test_arrivals_are_evenly_spaced_at_the_rate_and_stop_at_the_horizon():
     # 1,000 an hour for 14 days would be 336,000: at most MAX_ARRIVALS (400), 3.6 s apart.
     many = arrival_times(1000, now_ms=0, until_ms=HORIZON_MS)
     assert (len(many), many[-1]) == (MAX_ARRIVALS, 400 * 3_600)
+
+
+def workload(name: str, created: str, priority: int = 10) -> dict:
+    return {
+        "kind": "Workload",
+        "metadata": {"namespace": "team-vision", "name": name, "creationTimestamp": created},
+        "spec": {"priority": priority},
+    }
+
+
+def test_queued_work_takes_the_visibility_apis_order_within_a_priority():
+    a, b = workload("a", "2026-12-05T10:00:00Z"), workload("b", "2026-12-05T10:01:00Z")
+    c = workload("c", "2026-12-05T10:02:00Z")
+    high = workload("high", "2026-12-05T10:03:00Z", priority=100)
+    # Kueue's order in vision: c, a, high, b (an order across priorities is not followed).
+    reported = {
+        "vision": {"team-vision/c": 1, "team-vision/a": 2, "team-vision/high": 3,
+                   "team-vision/b": 4},
+        "nlp": None,  # not served: nlp's workloads keep their times
+    }  # fmt: skip
+    ordered = in_reported_order([a, b, c, high], reported)
+    # The priority-10 three swap their times: c the oldest (10:00), then a, then b.
+    stamps = [w["metadata"]["creationTimestamp"] for w in ordered]
+    assert stamps == [
+        "2026-12-05T10:01:00Z",  # a
+        "2026-12-05T10:02:00Z",  # b
+        "2026-12-05T10:00:00Z",  # c
+        "2026-12-05T10:03:00Z",  # high, alone at its priority
+    ]
+    assert a["metadata"]["creationTimestamp"] == "2026-12-05T10:00:00Z"  # inputs untouched
+    assert in_reported_order([a, b], {}) == [a, b]
