@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from apps.jobs.eta import ArrivalStream
+from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, ArrivalStream
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
 from apps.jobs.run_history import expected_run, recorded_runs
@@ -37,12 +37,19 @@ class Arrivals:
         days = RECENT.days
         parts = []
         if self.rates:
-            each = ", ".join(f"{per_hour:.3g} an hour of {tier}" for tier, per_hour in self.rates)
+            each = ", ".join(_rate_words(tier, per_hour) for tier, per_hour in self.rates)
             parts.append(f"with arrivals at the last {days} days' rate: {each}")
         if self.without_runs:
             tiers = ", ".join(self.without_runs)
             parts.append(f"no arrivals of {tiers} simulated: no recorded run time")
         return "; ".join(parts)
+
+
+def _rate_words(tier: str, per_hour: float) -> str:
+    words = f"{per_hour:.3g} an hour of {tier}"
+    if per_hour * HORIZON_MS / 3_600_000 > MAX_ARRIVALS:
+        words += f" (the first {MAX_ARRIVALS} only, to {MAX_ARRIVALS / per_hour:.0f} h from now)"
+    return words
 
 
 def expected_arrivals(job: BatchJob, *, now: datetime, checkpoint_claim: str) -> Arrivals:

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from apps.jobs import cluster_sync
+from apps.jobs.arrival_history import Arrivals
 from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times, in_reported_order
 from apps.jobs.models import JobTemplate
 from apps.jobs.services import JobRequest, Principal, submit_job
@@ -185,3 +186,14 @@ def test_queued_work_takes_the_visibility_apis_order_within_a_priority():
     ]
     assert a["metadata"]["creationTimestamp"] == "2026-12-05T10:00:00Z"  # inputs untouched
     assert in_reported_order([a, b], {}) == [a, b]
+
+
+def test_the_note_says_which_arrivals_were_cut_or_left_out():
+    arrivals = Arrivals((), (("p2-standard", 2.4), ("p3-low", 0.5)), ("p1-high",))
+    # 2.4 an hour over 14 days (336 h) would be 806 arrivals: the first 400 only, which
+    # come within 400 ÷ 2.4 = 166.7 h. 0.5 an hour gives 168, all of them.
+    assert arrivals.note == (
+        "with arrivals at the last 7 days' rate: 2.4 an hour of p2-standard (the first 400 "
+        "only, to 167 h from now), 0.5 an hour of p3-low; no arrivals of p1-high simulated: "
+        "no recorded run time"
+    )
