@@ -83,16 +83,16 @@ def who_could_preempt(
     borrows: bool | None,
     borrowed_gpus: int = 0,
     fair_sharing: bool = False,
-) -> tuple[str, ...]:
+) -> tuple[str, ...] | None:
     """Sentences naming who could preempt a workload of ``priority`` admitted in
-    ``cluster_queue``; ``higher_tier``: whether any tier outranks it; ``borrows``: whether
-    its queue would use more than its own quota (None: not known yet, as for a job that
-    would wait); ``fair_sharing``: Kueue runs fair sharing, which ignores
-    ``borrowWithinCohort``."""
+    ``cluster_queue`` (None: that queue is not in ``objects``, so nobody knows);
+    ``higher_tier``: whether any tier outranks it; ``borrows``: whether its queue would
+    use more than its own quota (None: not known yet, as for a job that would wait);
+    ``fair_sharing``: Kueue runs fair sharing, which ignores ``borrowWithinCohort``."""
     queues = {o["metadata"]["name"]: o for o in objects if o.get("kind") == "ClusterQueue"}
     own = queues.get(cluster_queue)
     if own is None:
-        return ()
+        return None
     threats = list(_within_queue(_preemption(own).get("withinClusterQueue"), higher_tier))
     if borrows is False:
         return tuple(threats)
@@ -108,9 +108,8 @@ def who_could_preempt(
 def policy_summary(
     objects: list[dict],
     cluster_queue: str,
-    threats: tuple[str, ...],
+    threats: tuple[str, ...] | None,
     *,
-    higher_tier: bool,
     borrows: bool | None,
 ) -> str:
     """``threats`` in one line, or why there are none."""
@@ -118,7 +117,7 @@ def policy_summary(
         return "; ".join(threats)
     queues = [o for o in objects if o.get("kind") == "ClusterQueue"]
     own = next((q for q in queues if q["metadata"]["name"] == cluster_queue), None)
-    if own is None:
+    if threats is None or own is None:
         return f"not known: queue {cluster_queue} is missing in the cluster"
     within = _preemption(own).get("withinClusterQueue") or NEVER
     if within == NEVER:
@@ -248,7 +247,7 @@ def _overlap(start: datetime, end: datetime, since: datetime, now: datetime) -> 
 
 
 def preemption_risk(
-    threats: tuple[str, ...],
+    threats: tuple[str, ...] | None,
     summary: str,
     history: TierHistory | None,
     *,
@@ -256,11 +255,14 @@ def preemption_risk(
     run_time_basis: str,
 ) -> PreemptionRisk:
     """The risk over a run of ``run_hours``: nobody may preempt it → probability 0; no
-    admitted hours recorded for its tier → rate and probability null, with the reason."""
+    admitted hours recorded for its tier, or no policy known (``threats`` None) → no
+    probability, with the reason."""
     rate = None
     if history is not None and history.admitted_hours > 0:
         rate = history.preemptions / history.admitted_hours
-    if not threats:
+    if threats is None:
+        probability, note = None, "its queue's preemption policy is not known"
+    elif not threats:
         probability, note = 0.0, "its queue's preemption policy lets nothing preempt it"
     elif rate is None:
         probability = None
@@ -272,5 +274,5 @@ def preemption_risk(
         probability = 1 - math.exp(-rate * run_hours)
         note = "1 − exp(−rate × expected run hours): at least one preemption at the tier's rate"
     return PreemptionRisk(
-        threats, summary, history, run_hours, run_time_basis, rate, probability, note
+        threats or (), summary, history, run_hours, run_time_basis, rate, probability, note
     )

@@ -69,7 +69,7 @@ def _pool_risk(pool, run, bound_s: int) -> PreemptionRisk:
     threats = who_could_preempt(
         objects, pool.name, priority=pool.priority_tier.value, higher_tier=True, borrows=False
     )
-    summary = policy_summary(objects, pool.name, threats, higher_tier=True, borrows=False)
+    summary = policy_summary(objects, pool.name, threats, borrows=False)
     run_s, basis = run_time(run, bound_s)
     return preemption_risk(threats, summary, None, run_hours=run_s / 3600, run_time_basis=basis)
 

@@ -83,7 +83,7 @@ def with_risk(
     run_s, basis = run_time(run, job.max_runtime_seconds)
     risk = preemption_risk(
         threats,
-        policy_summary(objects, job.queue.name, threats, higher_tier=higher, borrows=borrows),
+        policy_summary(objects, job.queue.name, threats, borrows=borrows),
         tier_history(tier, now=now),
         run_hours=run_s / 3600,
         run_time_basis=basis,

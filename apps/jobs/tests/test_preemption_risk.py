@@ -41,7 +41,7 @@ def test_nobody_may_preempt_the_highest_tier_that_borrows_nothing():
     objects = [cluster_queue("vision", within="LowerPriority")]
     threats = who_could_preempt(objects, "vision", priority=200, higher_tier=False, borrows=False)
     assert threats == ()
-    summary = policy_summary(objects, "vision", threats, higher_tier=False, borrows=False)
+    summary = policy_summary(objects, "vision", threats, borrows=False)
     assert summary == "none: its tier is the highest and it borrows nothing"
 
 
@@ -149,3 +149,14 @@ def test_no_admitted_hours_give_no_number_and_nobody_by_policy_gives_zero():
     safe = preemption_risk((), "none", empty, run_hours=2.0, run_time_basis="x")
     assert safe.probability == 0.0
     assert safe.note == "its queue's preemption policy lets nothing preempt it"
+
+
+def test_a_queue_missing_in_the_cluster_gives_no_policy_and_no_number():
+    threats = who_could_preempt([], "vision", priority=100, higher_tier=True, borrows=False)
+    assert threats is None
+    summary = policy_summary([], "vision", threats, borrows=False)
+    assert summary == "not known: queue vision is missing in the cluster"
+    history = TierHistory("p2-standard", preemptions=3, admitted_hours=60.0, scope="…")
+    risk = preemption_risk(threats, summary, history, run_hours=2.0, run_time_basis="x")
+    assert (risk.by_policy, risk.probability) == ((), None)
+    assert risk.note == "its queue's preemption policy is not known"
