@@ -217,11 +217,11 @@ USES: tuple[Use, ...] = (
         "a workload's Events, and Kueue's Preempted Events that name preemptors",
     ),
     Use(
-        "apps.live.fetch",
+        "apps.jobs.cluster",
         KUEUE_VISIBILITY,
         "clusterqueues/pendingworkloads",
         ("get",),
-        "positions of waiting workloads in each ClusterQueue",
+        "positions of waiting workloads in each ClusterQueue (live views, a quote's forward run)",
     ),
     Use(
         "apps.jobs.cluster",
