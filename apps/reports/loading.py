@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import datetime
-from itertools import groupby
+from itertools import groupby, repeat
 
 from django.db import connection
 from django.db.models import TextField
@@ -146,20 +146,18 @@ def _steps_sql(records, end):
 def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:
     """(type, at, reason, detail) per step, handing each reason and detail sent to the
     step it belongs to (the server sent them in step order, for those types only)."""
-    reason_of = _placed(kinds, _REASON_KINDS, reasons or (), "")
-    texts = _placed(kinds, _DETAIL_KINDS, details or (), None)
-    detail_of = [_parse(text, parsed) if text else None for text in texts]
+    reason_of = _placed(kinds, _REASON_KINDS, reasons, "")
+    values = details and [_parse(text, parsed) if text else None for text in details]
+    detail_of = _placed(kinds, _DETAIL_KINDS, values, None)
     return zip(kinds, ats, reason_of, detail_of, strict=True)
 
 
-def _placed(kinds: list[str], wanted: frozenset[str], values, blank) -> list:
-    """``values`` put at the positions of the ``wanted`` kinds, ``blank`` elsewhere."""
-    placed = [blank] * len(kinds)
-    if values:
-        positions = [i for i, kind in enumerate(kinds) if kind in wanted]
-        for i, value in zip(positions, values, strict=True):
-            placed[i] = value
-    return placed
+def _placed(kinds: list[str], wanted: frozenset[str], values, blank):
+    """``values`` at the positions of the ``wanted`` kinds, in order; ``blank`` elsewhere."""
+    if not values:
+        return repeat(blank, len(kinds))
+    sent = iter(values)
+    return [next(sent) if kind in wanted else blank for kind in kinds]
 
 
 def _parse(text: str, parsed: dict[str, dict]) -> dict:
