@@ -46,9 +46,8 @@ def load_week(week: str, *, now: datetime | None = None, half_life_hours: float 
         now=None if now is None else now.timestamp(),
     )
     records = WorkloadRecord.objects.overlapping(start, end)
-    infos = _infos(records)
+    infos = _replay_all(data, records, end)
     data.owners = {info.uid: (info.team, info.queue) for info in infos.values()}
-    _replay_all(data, infos, records, end)
     data.quotas = quotas()
     data.capacity = capacity()
     data.usage = stored_usage(week)
@@ -63,35 +62,53 @@ def downtime(end: datetime) -> list[Downtime]:
     return [Downtime(g.start.timestamp(), g.end.timestamp(), g.covered_by_events) for g in gaps]
 
 
-def _infos(records) -> dict[int, WorkloadInfo]:
-    fields = (
-        "pk", "uid", "team_slug", "cluster_queue", "local_queue", "priority_class",
-        "size_class", "gpus", "owner_kind",
-    )  # fmt: skip
+_INFO_FIELDS = (
+    "pk", "uid", "team_slug", "cluster_queue", "local_queue", "priority_class", "size_class",
+    "gpus", "owner_kind", "flavors_text",
+)  # fmt: skip
+
+
+def _record_rows(records):
+    """The records' columns a ``WorkloadInfo`` is made of, primary key first."""
     rows = records.order_by().annotate(flavors_text=Cast("gpus_by_flavor", TextField()))
-    infos = {}
-    for pk, uid, team, cq, lq, tier, size, gpus, kind, text in rows.values_list(
-        *fields, "flavors_text"
-    ).iterator(chunk_size=CHUNK):
-        infos[pk] = WorkloadInfo(
-            uid, team, cq or lq, tier, size, gpus, kind in NOTEBOOK_OWNERS, text
-        )
+    return rows.values_list(*_INFO_FIELDS)
+
+
+def _info(uid, team, cluster_queue, local_queue, tier, size, gpus, owner_kind, flavors_text):
+    notebook = owner_kind in NOTEBOOK_OWNERS
+    queue = cluster_queue or local_queue
+    return WorkloadInfo(uid, team, queue, tier, size, gpus, notebook, flavors_text)
+
+
+def _infos(records) -> dict[int, WorkloadInfo]:
+    rows = _record_rows(records).iterator(chunk_size=CHUNK)
+    return {pk: _info(*columns) for pk, *columns in rows}
+
+
+def _replay_all(data: WeekInput, records, end) -> dict[int, WorkloadInfo]:
+    """Every workload's runs, waits and pending spans into ``data``, in workload order
+    (the order the sections sum them in); the workloads' infos by primary key."""
+    if connection.vendor == "postgresql":
+        infos = {}
+        for pk, info, steps in _histories_sql(records, end):
+            infos[pk] = info
+            _add(data, replay(info, steps))
+        return infos
+    infos = _infos(records)
+    for pk, steps in _steps(records, end):
+        _add(data, replay(infos[pk], steps))
     return infos
 
 
-def _replay_all(data: WeekInput, infos: dict[int, WorkloadInfo], records, end) -> None:
-    for pk, steps in _steps(records, end):
-        runs, waits, pending = replay(infos[pk], steps)
-        data.runs += runs
-        data.waits += waits
-        data.pending += pending
+def _add(data: WeekInput, replayed) -> None:
+    runs, waits, pending = replayed
+    data.runs += runs
+    data.waits += waits
+    data.pending += pending
 
 
 def _steps(records, end):
     """(workload, [(type, at seconds, reason, detail)]) in replay order, per workload."""
-    if connection.vendor == "postgresql":
-        yield from _steps_sql(records, end)
-        return
     rows = (
         WorkloadTransition.objects.filter(workload__in=records.values("pk"), at__lt=end)
         .order_by("workload_id", "at")
@@ -106,41 +123,50 @@ def _steps(records, end):
         yield pk, steps
 
 
-def _steps_sql(records, end):
-    """PostgreSQL: one row per workload, its steps in replay order, in the shapes that
-    cost least to send and decode (measured at 1M transitions): the types as one
-    space-separated string (a text array makes one Python string per element), epoch
-    seconds as a float8 array in binary (as text, the server's float formatting alone
-    cost a second), and only the reasons and JSON details the replay reads, in step
-    order, through a named server-side cursor."""
+def _histories_sql(records, end):
+    """PostgreSQL: (workload, its info, its steps in replay order) in one query, one row
+    per workload, in the shapes that cost least to send and decode (measured at 1M
+    transitions): the types as one space-separated string (a text array makes one
+    Python string per element), epoch seconds as a float8 array in binary (as text, the
+    server's float formatting alone cost a second), and only the reasons and JSON
+    details the replay reads, in step order, through a named server-side cursor. A
+    workload without a step before ``end`` comes with no steps."""
     ranks = " ".join(f"WHEN '{kind}' THEN {rank}" for kind, rank in RANK.items())
+    columns, column_params = _record_rows(records).query.sql_with_params()
     subquery, params = records.order_by().values("pk").query.sql_with_params()
     # The aggregates keep the order of the sorted subquery (GroupAggregate over the
     # sort); one ORDER BY per aggregate would sort every workload's rows again.
     # date_part gives float8 microseconds ÷ 10⁶, the value datetime.timestamp() gives
     # (EXTRACT goes through numeric first, for the same float).
     sql = f"""
-        SELECT workload_id, string_agg(type, ' '), array_agg(at),
-               array_agg(reason) FILTER (WHERE type IN ({_REASON_READ})),
-               array_agg(detail) FILTER (WHERE type IN ({_DETAIL_READ}))
-        FROM (
-            SELECT t.workload_id, t.type, date_part('epoch', t.at) AS at,
-                   CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason END AS reason,
-                   CASE WHEN t.type IN ({_DETAIL_READ}) THEN t.detail::text END AS detail
-            FROM reports_workloadtransition t
-            WHERE t.workload_id IN ({subquery}) AND t.at < %s
-            ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
-        ) steps
-        GROUP BY workload_id ORDER BY workload_id"""
+        SELECT r.*, s.kinds, s.ats, s.reasons, s.details
+        FROM ({columns}) r LEFT JOIN (
+            SELECT workload_id, string_agg(type, ' ') AS kinds, array_agg(at) AS ats,
+                   array_agg(reason) FILTER (WHERE type IN ({_REASON_READ})) AS reasons,
+                   array_agg(detail) FILTER (WHERE type IN ({_DETAIL_READ})) AS details
+            FROM (
+                SELECT t.workload_id, t.type, date_part('epoch', t.at) AS at,
+                       CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason END AS reason,
+                       CASE WHEN t.type IN ({_DETAIL_READ}) THEN t.detail::text END AS detail
+                FROM reports_workloadtransition t
+                WHERE t.workload_id IN ({subquery}) AND t.at < %s
+                ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
+            ) steps
+            GROUP BY workload_id
+        ) s ON s.workload_id = r.pk
+        ORDER BY r.pk"""
     parsed: dict[str, dict] = {}  # most details repeat ({"flavors": {"h100": 1}}): parse once
     with connection.chunked_cursor() as cursor:
-        cursor.cursor.execute(sql, [*params, end], binary=True)
+        cursor.cursor.execute(sql, [*column_params, *params, end], binary=True)
         while rows := cursor.cursor.fetchmany(CHUNK):
-            for pk, kinds, ats, reasons, details in rows:
+            for pk, *columns, kinds, ats, reasons, details in rows:
+                if kinds is None:
+                    yield pk, _info(*columns), ()
+                    continue
                 steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
                 if ats != sorted(ats):  # the server's aggregation reordered them
                     steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
-                yield pk, steps
+                yield pk, _info(*columns), steps
 
 
 def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:
