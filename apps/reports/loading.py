@@ -1,8 +1,10 @@
 """Read one ISO week of recorded history into the plain records ``compute`` needs.
 
-Streams transitions with a server-side cursor (``iterator``) in workload order
-and replays each workload as soon as its rows are complete, so memory holds the
-week's runs and waits, never the raw event rows.
+Streams the week's workloads in workload order through a server-side cursor and
+replays each as soon as its steps are complete, so memory holds the week's runs and
+waits, never the raw event rows: on PostgreSQL one query sends each workload's record
+with its steps aggregated (``_histories_sql``); other databases read the records, then
+the transitions row by row (``_steps``).
 """
 
 from __future__ import annotations
@@ -108,7 +110,8 @@ def _add(data: WeekInput, replayed) -> None:
 
 
 def _steps(records, end):
-    """(workload, [(type, at seconds, reason, detail)]) in replay order, per workload."""
+    """(workload, [(type, at seconds, reason, detail)]) in replay order, per workload,
+    from one row per transition (the path of databases other than PostgreSQL)."""
     rows = (
         WorkloadTransition.objects.filter(workload__in=records.values("pk"), at__lt=end)
         .order_by("workload_id", "at")
