@@ -33,6 +33,7 @@ CHUNK = 20_000
 _REASON_KINDS = frozenset(kind.value for kind in (Transition.PENDING, Transition.PREEMPTED))
 # The steps whose JSON detail it reads (a reservation's flavors, a preemptor).
 _DETAIL_KINDS = frozenset(kind.value for kind in (Transition.QUOTA_RESERVED, Transition.PREEMPTED))
+_PREEMPTED, _RESERVED = Transition.PREEMPTED.value, Transition.QUOTA_RESERVED.value
 _REASON_READ = ", ".join(f"'{kind}'" for kind in sorted(_REASON_KINDS))
 _DETAIL_READ = ", ".join(f"'{kind}'" for kind in sorted(_DETAIL_KINDS))
 NOTEBOOK_OWNERS = ("StatefulSet",)
@@ -132,8 +133,10 @@ def _histories_sql(records, end):
     transitions): the types as one space-separated string (a text array makes one
     Python string per element), epoch seconds as a float8 array in binary (as text, the
     server's float formatting alone cost a second), and only the reasons and JSON
-    details the replay reads, in step order, through a named server-side cursor. A
-    workload without a step before ``end`` comes with no steps."""
+    details the replay reads, in step order (of a preemption's detail only the
+    preemptor's uid: it differs every time, so parsing it as JSON would cost a parse per
+    preemption), through a named server-side cursor. A workload without a step before
+    ``end`` comes with no steps."""
     ranks = " ".join(f"WHEN '{kind}' THEN {rank}" for kind, rank in RANK.items())
     columns, column_params = _record_rows(records).query.sql_with_params()
     subquery, params = records.order_by().values("pk").query.sql_with_params()
@@ -150,7 +153,8 @@ def _histories_sql(records, end):
             FROM (
                 SELECT t.workload_id, t.type, date_part('epoch', t.at) AS at,
                        CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason END AS reason,
-                       CASE WHEN t.type IN ({_DETAIL_READ}) THEN t.detail::text END AS detail
+                       CASE t.type WHEN '{_PREEMPTED}' THEN t.detail->>'preemptor_uid'
+                                   WHEN '{_RESERVED}' THEN t.detail::text END AS detail
                 FROM reports_workloadtransition t
                 WHERE t.workload_id IN ({subquery}) AND t.at < %s
                 ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
@@ -176,9 +180,20 @@ def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:
     """(type, at, reason, detail) per step, handing each reason and detail sent to the
     step it belongs to (the server sent them in step order, for those types only)."""
     reason_of = _placed(kinds, _REASON_KINDS, reasons, "")
-    values = details and [_parse(text, parsed) if text else None for text in details]
-    detail_of = _placed(kinds, _DETAIL_KINDS, values, None)
+    if details:
+        sent = iter(details)
+        detail_of = [_detail(kind, next(sent), parsed) if kind in _DETAIL_KINDS else None
+                     for kind in kinds]  # fmt: skip
+    else:
+        detail_of = repeat(None, len(kinds))
     return zip(kinds, ats, reason_of, detail_of, strict=True)
+
+
+def _detail(kind: str, sent: str | None, parsed: dict[str, dict]) -> dict | None:
+    """The detail the replay reads: a reservation's parsed JSON, a preemption's preemptor."""
+    if kind == _PREEMPTED:
+        return {} if sent is None else {"preemptor_uid": sent}
+    return _parse(sent, parsed) if sent else None
 
 
 def _placed(kinds: list[str], wanted: frozenset[str], values, blank):
