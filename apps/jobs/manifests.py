@@ -225,8 +225,11 @@ def render_job(spec: JobSpec) -> dict:
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
     volumes = _scratch("tmp")
     if spec.checkpoint_dir:
-        env.append({"name": "CHECKPOINT_PATH", "value": f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"})
-        mounts.append({"name": "checkpoints", "mountPath": CHECKPOINT_ROOT})
+        path = f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"
+        env.append({"name": "CHECKPOINT_PATH", "value": path})
+        # Only the job's own directory of the team's volume: a restarted pod finds what
+        # the preempted one wrote there, and no other job's checkpoints.
+        mounts.append({"name": "checkpoints", "mountPath": path, "subPath": spec.checkpoint_dir})
         volumes.append(_checkpoint_volume(spec.checkpoint_claim))
     container = {
         "name": "trainer",
@@ -302,7 +305,8 @@ def notebook_manifests(notebook: Notebook) -> list[dict]:
 
 def job_manifest(job: BatchJob, *, checkpoint_claim: str) -> dict:
     """The suspended Job of ``job`` (fetched with team, owner, queue, tier and flavor);
-    ``checkpoint_claim`` is ``QM_CHECKPOINT_CLAIM``."""
+    ``checkpoint_claim`` is the claim to mount (``checkpoint_volume.mounted_claim``),
+    '' for a scratch emptyDir."""
     resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
     spec = JobSpec(
         **_workload_fields(job),

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.jobs import verdict
+from apps.jobs.checkpoint_volume import mounted_claim
 from apps.jobs.expected_cost import expected_cost
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
@@ -41,7 +42,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
     answer = verdict.admission_verdict(
         objects,
         workloads,
-        job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM),
+        job_manifest(job, checkpoint_claim=mounted_claim()),
         now_ms=round(now.timestamp() * 1000),
         need=Need(job.flavor.name, job.gpu_resource, job.total_gpus),
         may_see=_namespace_check(user),
