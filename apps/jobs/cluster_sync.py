@@ -204,7 +204,7 @@ def _sync_jobs(rows, observed, by_owner, by_uid, positions, now) -> int:
             else None,
             workload_name=workload["metadata"]["name"] if workload else "",
             history=tuple(st.history(workload, by_uid)) if workload else (),
-            last_checkpoint=st.last_checkpoint(workload) if workload else None,
+            last_checkpoint=st.last_checkpoint(workload, pods) if workload else None,
         )
         changed += apply_job_status(job, result, now=now)
     return changed

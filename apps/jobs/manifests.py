@@ -35,6 +35,9 @@ NOTEBOOK_GRACE_SECONDS = 30
 # A failed pod of an all-or-nothing job restarts the gang a few times, then the Job fails.
 BACKOFF_LIMIT = 3
 CHECKPOINT_ROOT = "/checkpoints"
+# Where a stopped trainer leaves its last checkpoint's time (docs/checkpoints.md): the
+# kubelet copies the file into the pod's status; Kubernetes' default path, made explicit.
+TERMINATION_LOG = "/dev/termination-log"
 
 
 @dataclass(frozen=True)
@@ -238,6 +241,8 @@ def render_job(spec: JobSpec) -> dict:
         "env": env,
         "resources": resources(requests),
         "volumeMounts": mounts,
+        "terminationMessagePath": TERMINATION_LOG,
+        "terminationMessagePolicy": "File",
     }
     pod = _pod_spec(
         container,
