@@ -47,6 +47,7 @@ __all__ = [
     "last_preemption",
     "lost_since",
     "pending",
+    "reported_by",
     "reported_checkpoint",
     "state",
     "transitions",
@@ -173,8 +174,13 @@ def last_checkpoint(workload: dict, pods: list[dict] = ()) -> datetime | None:
     Either report counts: the annotation on its Workload, or the line its pods left in
     their termination messages when stopped (``reported_checkpoint``); the newest wins.
     """
-    reported = [parse_time(o.annotations(workload).get(LAST_CHECKPOINT))]
-    reported += [reported_checkpoint(m) for pod in pods for m in o.termination_messages(pod)]
+    reported = [parse_time(o.annotations(workload).get(LAST_CHECKPOINT)), reported_by(pods)]
+    return max((t for t in reported if t is not None), default=None)
+
+
+def reported_by(pods: list[dict]) -> datetime | None:
+    """The newest checkpoint the pods' termination messages report (None: none does)."""
+    reported = [reported_checkpoint(m) for pod in pods for m in o.termination_messages(pod)]
     return max((t for t in reported if t is not None), default=None)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
+from informer.kinds import JOB_LABEL
 
 if TYPE_CHECKING:
     from apps.jobs.models import BatchJob, Notebook
@@ -21,7 +22,6 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 NOTEBOOK_LABEL = "quartermaster.io/notebook"
-JOB_LABEL = "quartermaster.io/job"
 OWNER_LABEL = "quartermaster.io/owner"
 CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
