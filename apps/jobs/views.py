@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.jobs import services
+from apps.jobs.checkpoint_volume import checkpoints_survive_restarts
 from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm, SweepForm, SweepLimitForm
 from apps.jobs.lifelines import job_figure, notebook_figure
 from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
@@ -191,10 +192,13 @@ def _job(request: HttpRequest, pk: int) -> BatchJob:
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job(request, pk)
     events = list(job.events.all())
-    timeline = job_figure(events, timezone.now())
-    return render(
-        request, "jobs/job_detail.html", {"job": job, "events": events, "timeline": timeline}
-    )
+    context = {
+        "job": job,
+        "events": events,
+        "timeline": job_figure(events, timezone.now()),
+        "checkpoints_survive": checkpoints_survive_restarts(),
+    }
+    return render(request, "jobs/job_detail.html", context)
 
 
 @login_required

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from apps.jobs import verdict
 from apps.jobs.arrival_history import expected_arrivals
+from apps.jobs.checkpoint_volume import mounted_claim
 from apps.jobs.cluster import cluster_queue_positions
 from apps.jobs.expected_cost import expected_cost, run_time
 from apps.jobs.manifests import job_manifest
@@ -47,7 +48,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
     answer = verdict.admission_verdict(
         objects,
         workloads,
-        job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM),
+        job_manifest(job, checkpoint_claim=mounted_claim()),
         now_ms=round(now.timestamp() * 1000),
         need=Need(job.flavor.name, job.gpu_resource, job.total_gpus),
         may_see=_namespace_check(user),
