@@ -1,0 +1,143 @@
+"""The job stream of ``bench/quote_accuracy.py`` and how its quotes are scored. Pure.
+
+A stream is seeded and reproducible: arrivals with exponential gaps, each a team, a
+template (``train`` runs long, ``eval`` short), GPUs for one pod and a run time; a
+few ask for more than any queue could ever get (the ``never`` cases).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.stats import mean, median
+
+TEAMS = ("vision", "nlp")
+RUN_S = {"train": (60, 150), "eval": (15, 45)}  # uniform run time per template, seconds
+GPUS = (2, 4, 8)
+NEVER_GPUS = 8  # per pod, times NEVER_PODS: more than the cohort's 40 GPUs
+NEVER_PODS = 6
+
+
+@dataclass(frozen=True)
+class Arrival:
+    at_s: float
+    team: str
+    template: str
+    gpus: int
+    pods: int
+    run_s: int
+
+    @property
+    def never(self) -> bool:
+        return self.pods == NEVER_PODS
+
+
+@dataclass
+class Outcome:
+    """One quote and what then happened to the job it was about."""
+
+    arrival: Arrival
+    quoted_at: datetime
+    verdict: str
+    flavors: dict
+    p50: datetime | None
+    p90: datetime | None
+    naive: datetime | None  # quoted_at + the queue's recent mean wait
+    job: str = ""  # the Job's name in the cluster
+    started: datetime | None = None  # Kueue's first admission of its Workload
+    started_flavors: dict | None = None
+
+    @property
+    def expected_start(self) -> datetime | None:
+        """When the quote says it starts: at once for ``now``, p50 for ``later``."""
+        return self.quoted_at if self.verdict == "now" else self.p50
+
+
+def stream(jobs: int, seed: int, mean_gap_s: float, never_every: int) -> list[Arrival]:
+    """``jobs`` arrivals; every ``never_every``-th asks for too much."""
+    rng = random.Random(seed)
+    at, out = 0.0, []
+    for i in range(jobs):
+        template = rng.choice(sorted(RUN_S))
+        low, high = RUN_S[template]
+        never = never_every and i % never_every == never_every - 1
+        out.append(
+            Arrival(
+                at_s=round(at, 1),
+                team=rng.choice(TEAMS),
+                template=template,
+                gpus=NEVER_GPUS if never else rng.choice(GPUS),
+                pods=NEVER_PODS if never else 1,
+                run_s=rng.randint(low, high),
+            )
+        )
+        at += rng.expovariate(1 / mean_gap_s)
+    return out
+
+
+def naive_wait_s(
+    waits: list[tuple[datetime, float]], at: datetime, window_s: float
+) -> float | None:
+    """The mean wait (seconds) of the jobs that started within ``window_s`` before ``at``;
+    ``waits``: (start, wait) of the queue's jobs. None: nobody started in the window."""
+    recent = [w for started, w in waits if 0 <= (at - started).total_seconds() <= window_s]
+    return mean(recent)
+
+
+def verdict_right(outcome: Outcome, now_within_s: float) -> bool | None:
+    """``now``: admitted within ``now_within_s`` of the quote, on the quoted flavors;
+    ``never``: never admitted. None for ``later``, which has no such promise."""
+    if outcome.verdict == "never":
+        return outcome.started is None
+    if outcome.verdict != "now":
+        return None
+    if outcome.started is None:
+        return False
+    soon = (outcome.started - outcome.quoted_at).total_seconds() <= now_within_s
+    return soon and outcome.started_flavors == outcome.flavors
+
+
+def errors_s(outcomes: list[Outcome]) -> tuple[list[float], list[float]]:
+    """Absolute errors (seconds) of the quote's start (``expected_start``) and of the naive
+    answer, over the quotes that have both and whose job started."""
+    ours, naive = [], []
+    for out in outcomes:
+        if out.expected_start and out.naive and out.started:
+            ours.append(abs((out.started - out.expected_start).total_seconds()))
+            naive.append(abs((out.started - out.naive).total_seconds()))
+    return ours, naive
+
+
+def before_p90(outcomes: list[Outcome]) -> tuple[int, int]:
+    """(starts at or before p90, quotes with a p90 whose job started)."""
+    scored = [o for o in outcomes if o.p90 and o.started]
+    return sum(o.started <= o.p90 for o in scored), len(scored)
+
+
+def summary(outcomes: list[Outcome], now_within_s: float) -> list[str]:
+    """The report's lines for one cluster."""
+    lines = []
+    for kind in ("now", "never", "later"):
+        mine = [o for o in outcomes if o.verdict == kind]
+        rights = [verdict_right(o, now_within_s) for o in mine]
+        started = sum(o.started is not None for o in mine)
+        right = "" if kind == "later" else f", right {sum(bool(r) for r in rights)} of {len(mine)}"
+        lines.append(f"{kind}: {len(mine)} quotes{right}; {started} started")
+    later = [o for o in outcomes if o.verdict == "later"]
+    with_p50 = sum(o.p50 is not None for o in later)
+    lines.append(f"later with a p50: {with_p50} of {len(later)}")
+    for label, group in (("later", later), ("all quotes", outcomes)):
+        ours, naive = errors_s(group)
+        if ours:
+            lines.append(
+                f"{label}: median |start - p50| {median(ours):.1f} s against the naive "
+                f"{median(naive):.1f} s (n={len(ours)})"
+            )
+    hit, scored = before_p90(later)
+    if scored:
+        lines.append(
+            f"later: started at or before p90 {hit} of {scored} ({100 * hit / scored:.0f} %)"
+        )
+    return lines
