@@ -18,6 +18,7 @@ condition, read every second). The naive answer is the quote's time plus the mea
 that started in the last ``--naive-window-s`` seconds.
 
     .venv/bin/python bench/quote_accuracy.py [--cluster sim|real|both] [--jobs 60] [--seed 1]
+    .venv/bin/python bench/quote_accuracy.py --rescore /tmp/quote-accuracy-real.json
 
 Uses (and recreates) the scratch PostgreSQL database ``qm_bench_quote_accuracy``.
 """
@@ -41,8 +42,9 @@ BENCH_DB = "qm_bench_quote_accuracy"
 NODES = 6
 
 
-def setup_django() -> None:
-    os.environ["DATABASE_URL"] = _recreate_database(BENCH_DB)
+def setup_django(database: str = BENCH_DB) -> None:
+    """Django on a freshly created scratch ``database``, migrated, without the demo."""
+    os.environ["DATABASE_URL"] = _recreate_database(database)
     os.environ["QM_DATA_DIR"] = tempfile.mkdtemp()
     os.environ["QM_CLUSTER_SYNC"] = "false"  # no Celery: the bench creates the Jobs itself
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings")
@@ -250,9 +252,16 @@ def run_on(kind: str, users: dict, arrivals: list[scoring.Arrival], args) -> Non
         stop()
     print(f"\n{kind}: {len(arrivals)} jobs in {wall:.0f} s; load {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}")  # fmt: skip
-    for line in scoring.summary(run.outcomes, args.now_within_s):
+    kept = Path(args.keep) / f"quote-accuracy-{kind}.json"
+    kept.write_text(scoring.dumps(run.outcomes))
+    print(f"  outcomes kept in {kept}")
+    report(run.outcomes, args)
+
+
+def report(outcomes: list[scoring.Outcome], args) -> None:
+    for line in scoring.summary(outcomes, args.now_within_s):
         print(f"  {line}")
-    for out in run.outcomes:
+    for out in outcomes:
         if scoring.verdict_right(out, args.now_within_s) is False:
             print(f"  wrong: {out}")
 
@@ -267,7 +276,12 @@ def main() -> None:
     parser.add_argument("--naive-window-s", type=float, default=300)
     parser.add_argument("--now-within-s", type=float, default=10, help="how soon a now starts")
     parser.add_argument("--drain-cap-s", type=float, default=600)
+    parser.add_argument("--keep", default=tempfile.gettempdir(), help="where outcomes are kept")
+    parser.add_argument("--rescore", type=Path, help="score kept outcomes again; no cluster")
     args = parser.parse_args()
+    if args.rescore:
+        report(scoring.loads(args.rescore.read_text()), args)
+        return
     setup_django()
     users = load_policy()
     arrivals = scoring.stream(args.jobs, args.seed, args.mean_gap_s, args.never_every)

@@ -7,8 +7,9 @@ few ask for more than any queue could ever get (the ``never`` cases).
 
 from __future__ import annotations
 
+import json
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from core.stats import mean, median
@@ -140,4 +141,55 @@ def summary(outcomes: list[Outcome], now_within_s: float) -> list[str]:
         lines.append(
             f"later: started at or before p90 {hit} of {scored} ({100 * hit / scored:.0f} %)"
         )
+    lines += _p90_misses(later, outcomes)
+    half = [o for o in later if o.quoted_at >= outcomes[len(outcomes) // 2].quoted_at]
+    ours, naive = errors_s(half)
+    hit, scored = before_p90(half)
+    if ours and scored:
+        lines.append(
+            f"later, second half of the stream: median |start - p50| {median(ours):.1f} s "
+            f"against the naive {median(naive):.1f} s (n={len(ours)}); at or before p90 "
+            f"{hit} of {scored} ({100 * hit / scored:.0f} %)"
+        )
     return lines
+
+
+def overtaken(outcome: Outcome, outcomes: list[Outcome]) -> int:
+    """How many jobs quoted after ``outcome`` started before it (the quote cannot know
+    of arrivals after it)."""
+    return sum(
+        1
+        for other in outcomes
+        if other.quoted_at > outcome.quoted_at
+        and other.started
+        and outcome.started
+        and other.started < outcome.started
+    )
+
+
+def _p90_misses(later: list[Outcome], outcomes: list[Outcome]) -> list[str]:
+    missed = [o for o in later if o.p90 and o.started and o.started > o.p90]
+    if not missed:
+        return []
+    late = median([(o.started - o.p90).total_seconds() for o in missed])
+    passed = sum(overtaken(o, outcomes) > 0 for o in missed)
+    return [
+        f"later, after p90: {len(missed)}, by a median {late:.1f} s; {passed} of them "
+        f"overtaken by a job that arrived after the quote"
+    ]
+
+
+def dumps(outcomes: list[Outcome]) -> str:
+    """The outcomes as JSON, to score again without running the stream (``loads``)."""
+    return json.dumps([asdict(o) for o in outcomes], default=datetime.isoformat, indent=1)
+
+
+def loads(text: str) -> list[Outcome]:
+    out = []
+    for row in json.loads(text):
+        when = {k: row[k] and datetime.fromisoformat(row[k]) for k in _MOMENTS}
+        out.append(Outcome(**{**row, **when, "arrival": Arrival(**row["arrival"])}))
+    return out
+
+
+_MOMENTS = ("quoted_at", "p50", "p90", "naive", "started")
