@@ -38,7 +38,7 @@ TEAM_QUOTA = {"h100": "72", "a100": "54", "l40s": "14"}  # each of seven teams
 OPS_QUOTA = {"h100": "8", "a100": "6", "l40s": "6"}
 TEAMS = tuple(f"team{i}" for i in range(7))
 NODES = 125
-TEMPLATE = "pytorch-train"  # the template apps.jobs.tests.kit.record_runs records
+TEMPLATE = "pytorch-train"
 RUNS_MIN = [60, 120, 240, 480, 600]
 ASK = {
     "now": ("ops", {"gpus_per_pod": 8}),
@@ -79,7 +79,6 @@ def fill(cluster, users: dict, jobs_per_team: int, seed: int) -> tuple[int, int]
     """Nodes, the policy, the recorded runs and the jobs; (holding quota, waiting)."""
     from apps.jobs import cluster_sync
     from apps.jobs.services import JobRequest, Principal, submit_job
-    from apps.jobs.tests.kit import record_runs
     from apps.queues.reconcile.run import reconcile
     from core.kube import KubeClient
     from testkit.nodes import add_node
@@ -90,7 +89,7 @@ def fill(cluster, users: dict, jobs_per_team: int, seed: int) -> tuple[int, int]
     rng = random.Random(seed)
     with KubeClient() as client:
         for slug in TEAMS:
-            record_runs(users[slug], RUNS_MIN)
+            recorded_history(users[slug])
             for _ in range(jobs_per_team):
                 spec = JobRequest(template=TEMPLATE, flavor=rng.choice(sorted(FLAVORS)),
                                   gpus_per_pod=rng.choice((1, 2, 4, 8)), max_runtime_minutes=720,
@@ -98,6 +97,27 @@ def fill(cluster, users: dict, jobs_per_team: int, seed: int) -> tuple[int, int]
                 job, _ = submit_job(users[slug], spec, actor=Principal(users[slug]))
                 assert cluster_sync.create_job(client, job.pk) == "created"
     return settled(cluster, len(TEAMS) * jobs_per_team)
+
+
+def recorded_history(user) -> None:
+    """Jobs of ``user``'s team that succeeded yesterday after ``RUNS_MIN`` minutes each,
+    as the status sync records them: the run times a quote's estimate reads."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.jobs.choices import JobState
+    from apps.jobs.models import BatchJob
+    from apps.jobs.services import JobRequest, Principal, submit_job
+
+    yesterday = timezone.now() - timedelta(days=1)
+    for minutes in RUNS_MIN:
+        spec = JobRequest(template=TEMPLATE, flavor="h100", gpus_per_pod=8)
+        job, _ = submit_job(user, spec, actor=Principal(user))
+        began = yesterday - timedelta(minutes=minutes)
+        BatchJob.objects.filter(pk=job.pk).update(
+            state=JobState.SUCCEEDED, admitted_at=began, ended_at=yesterday
+        )
 
 
 def settled(cluster, jobs: int) -> tuple[int, int]:
