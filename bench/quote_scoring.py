@@ -154,9 +154,9 @@ def summary(outcomes: list[Outcome], now_within_s: float) -> list[str]:
     return lines
 
 
-def overtaken(outcome: Outcome, outcomes: list[Outcome]) -> int:
+def overtaken(outcome: Outcome, outcomes: list[Outcome], *, same_team: bool = False) -> int:
     """How many jobs quoted after ``outcome`` started before it (the quote cannot know
-    of arrivals after it)."""
+    of arrivals after it); ``same_team``: only those of its team's queue."""
     return sum(
         1
         for other in outcomes
@@ -164,6 +164,7 @@ def overtaken(outcome: Outcome, outcomes: list[Outcome]) -> int:
         and other.started
         and outcome.started
         and other.started < outcome.started
+        and (not same_team or other.arrival.team == outcome.arrival.team)
     )
 
 
@@ -173,9 +174,10 @@ def _p90_misses(later: list[Outcome], outcomes: list[Outcome]) -> list[str]:
         return []
     late = median([(o.started - o.p90).total_seconds() for o in missed])
     passed = sum(overtaken(o, outcomes) > 0 for o in missed)
+    in_queue = sum(overtaken(o, outcomes, same_team=True) > 0 for o in missed)
     return [
         f"later, after p90: {len(missed)}, by a median {late:.1f} s; {passed} of them "
-        f"overtaken by a job that arrived after the quote"
+        f"overtaken by a job that arrived after the quote ({in_queue} by one of its own queue)"
     ]
 
 

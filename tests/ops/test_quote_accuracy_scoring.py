@@ -73,6 +73,9 @@ def test_errors_compare_the_p50_and_the_naive_answer_and_p90_counts_starts_at_or
     # Quoted after later (0 s), started before its 100 s: early (5 s, 50 s) and now
     # (10 s, 12 s); after early (5 s), before its 50 s: now alone.
     assert (overtaken(later, [later, early, now]), overtaken(early, [later, early, now])) == (2, 1)
+    other_team = Outcome(**{**vars(now), "arrival": Arrival(10, "nlp", "eval", 2, 1, 20)})
+    # Of its own queue: early alone; the nlp job does not count.
+    assert overtaken(later, [later, early, other_team], same_team=True) == 1
 
 
 def test_the_stream_is_the_same_for_a_seed_and_every_tenth_asks_too_much():
