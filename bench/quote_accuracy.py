@@ -13,9 +13,11 @@ to see that Kueue never admits it either. The portal's status sync runs every se
 so finished jobs become the recorded run times later quotes estimate from.
 
 The actual start is Kueue's first admission of the job's Workload (its ``Admitted``
-condition, read every second). The naive answer is the quote's time plus the mean wait
-(first admission minus submission, as the portal recorded them) of the queue's jobs
-that started in the last ``--naive-window-s`` seconds.
+condition, read every second); its end, the ``Finished`` condition. A wrong ``now`` is
+told apart when another job ended between the quote and the admission. The naive
+answer is the quote's time plus the mean wait (first admission minus submission, as the
+portal recorded them) of the queue's jobs that started in the last ``--naive-window-s``
+seconds.
 
     .venv/bin/python bench/quote_accuracy.py [--cluster sim|real|both] [--jobs 60] [--seed 1]
     .venv/bin/python bench/quote_accuracy.py --rescore /tmp/quote-accuracy-real.json
@@ -225,9 +227,11 @@ class Run:
         for out in self.outcomes:
             admitted = o.condition(by_job.get(out.job), "Admitted") or {}
             if out.started is None and admitted.get("status") == "True":
-                at_ms = parse_timestamp(admitted["lastTransitionTime"])
-                out.started = _moment(at_ms)
+                out.started = _moment(parse_timestamp(admitted["lastTransitionTime"]))
                 out.started_flavors = o.flavors_by_pod_set(by_job[out.job])
+            finished = o.condition(by_job.get(out.job), "Finished") or {}
+            if out.ended is None and finished.get("status") == "True":
+                out.ended = _moment(parse_timestamp(finished["lastTransitionTime"]))
 
 
 def _moment(at_ms: int):

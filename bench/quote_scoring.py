@@ -49,6 +49,7 @@ class Outcome:
     job: str = ""  # the Job's name in the cluster
     started: datetime | None = None  # Kueue's first admission of its Workload
     started_flavors: dict | None = None
+    ended: datetime | None = None  # Kueue's Finished condition
 
     @property
     def expected_start(self) -> datetime | None:
@@ -100,6 +101,20 @@ def verdict_right(outcome: Outcome, now_within_s: float) -> bool | None:
     return soon and outcome.started_flavors == outcome.flavors
 
 
+def raced(outcome: Outcome, outcomes: list[Outcome], slack_s: float = 2.0) -> bool:
+    """Whether another job ended between ``slack_s`` before the quote and ``slack_s``
+    after its job's admission (or the quote, if never admitted): the cluster the quote
+    read changed before Kueue placed the job."""
+    last = outcome.started or outcome.quoted_at
+    return any(
+        other.ended
+        and -slack_s <= (other.ended - outcome.quoted_at).total_seconds()
+        and (other.ended - last).total_seconds() <= slack_s
+        for other in outcomes
+        if other is not outcome
+    )
+
+
 def errors_s(outcomes: list[Outcome]) -> tuple[list[float], list[float]]:
     """Absolute errors (seconds) of the quote's start (``expected_start``) and of the naive
     answer, over the quotes that have both and whose job started."""
@@ -126,6 +141,10 @@ def summary(outcomes: list[Outcome], now_within_s: float) -> list[str]:
         started = sum(o.started is not None for o in mine)
         right = "" if kind == "later" else f", right {sum(bool(r) for r in rights)} of {len(mine)}"
         lines.append(f"{kind}: {len(mine)} quotes{right}; {started} started")
+        wrong = [o for o, r in zip(mine, rights, strict=True) if r is False]
+        if wrong:
+            moved = sum(raced(o, outcomes) for o in wrong)
+            lines.append(f"  of the {len(wrong)} wrong, {moved} with another job ending meanwhile")
     later = [o for o in outcomes if o.verdict == "later"]
     with_p50 = sum(o.p50 is not None for o in later)
     lines.append(f"later with a p50: {with_p50} of {len(later)}")
@@ -189,9 +208,9 @@ def dumps(outcomes: list[Outcome]) -> str:
 def loads(text: str) -> list[Outcome]:
     out = []
     for row in json.loads(text):
-        when = {k: row[k] and datetime.fromisoformat(row[k]) for k in _MOMENTS}
+        when = {k: row.get(k) and datetime.fromisoformat(row[k]) for k in _MOMENTS}
         out.append(Outcome(**{**row, **when, "arrival": Arrival(**row["arrival"])}))
     return out
 
 
-_MOMENTS = ("quoted_at", "p50", "p90", "naive", "started")
+_MOMENTS = ("quoted_at", "p50", "p90", "naive", "started", "ended")

@@ -13,6 +13,7 @@ from bench.quote_scoring import (
     loads,
     naive_wait_s,
     overtaken,
+    raced,
     stream,
     verdict_right,
 )
@@ -88,3 +89,15 @@ def test_the_stream_is_the_same_for_a_seed_and_every_tenth_asks_too_much():
 def test_kept_outcomes_read_back_the_same():
     kept = [outcome("later", 0, 100, p50=80, p90=100, naive=160), outcome("never", 1, None)]
     assert loads(dumps(kept)) == kept
+
+
+def test_a_wrong_now_raced_when_another_job_ended_between_the_quote_and_the_admission():
+    wrong = outcome("now", 100, 101, started_flavors=A100)
+    ended_meanwhile = outcome("now", 0, 1)
+    ended_meanwhile.ended = at(100.5)
+    assert raced(wrong, [wrong, ended_meanwhile]) is True
+    # Ended 3 s before the quote (slack 2 s), or 4 s after the admission: not meanwhile.
+    ended_meanwhile.ended = at(97)
+    assert raced(wrong, [wrong, ended_meanwhile]) is False
+    ended_meanwhile.ended = at(105)
+    assert raced(wrong, [wrong, ended_meanwhile]) is False
