@@ -224,11 +224,11 @@ def _phases() -> None:
     later = MONDAY + timedelta(days=8)
     state: dict = {}
     phases = (
-        ("workload records", lambda: state.update(infos=loading._infos(records))),
-        ("transitions: query + decode",
-         lambda: state.update(steps=[(pk, list(s)) for pk, s in loading._steps(records, end)])),
+        ("records + transitions: query + decode",
+         lambda: state.update(histories=[(info, list(s)) for _, info, s
+                                         in loading._histories_sql(records, end)])),
         ("load_week (all of it)", lambda: state.update(data=loading.load_week(WEEK, now=later))),
-        ("replay", lambda: [loading.replay(state["infos"][pk], s) for pk, s in state["steps"]]),
+        ("replay", lambda: [loading.replay(info, s) for info, s in state["histories"]]),
         ("borrowing/lending sweep", lambda: state.update(queues=fairness.queue_rows(state["data"]))),
         ("fairness teams", lambda: fairness.team_rows(state["data"], state["queues"])),
         ("wait sections", lambda: waits.sections(state["data"])),
@@ -240,8 +240,8 @@ def _phases() -> None:
         for name, phase in phases:
             before = time.perf_counter()
             phase()
-            print(f"  {name:<28} {time.perf_counter() - before:6.2f} s")
-    print(f"  COPY of the same rows       {_copy_floor():6.2f} s")
+            print(f"  {name:<38} {time.perf_counter() - before:6.2f} s")
+    print(f"  COPY of the same rows                 {_copy_floor():6.2f} s")
 
 
 def _profile() -> None:

@@ -41,6 +41,11 @@ def can_edit_queue(user, queue) -> bool:
     return is_admin(user) or (queue.team_id is not None and is_lead_of(user, queue.team))
 
 
+def can_set_sweep_limit(user, team) -> bool:
+    """A team's leads choose its sweep limit per user; admins too, and only they its envelope."""
+    return is_admin(user) or is_lead_of(user, team)
+
+
 def can_manage_catalog(user) -> bool:
     """Flavors, cohorts, priority tiers, teams, envelopes and new queues are admin-only."""
     return is_admin(user)

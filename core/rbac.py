@@ -45,6 +45,13 @@ USES: tuple[Use, ...] = (
         ("list",),
         "read team namespaces to diff labels",
     ),
+    Use(
+        "apps.queues.reconcile.observe",
+        "",
+        "persistentvolumeclaims",
+        ("list",),
+        "read team checkpoint volumes to diff them",
+    ),
     *(
         Use("apps.queues.reconcile.observe", KUEUE, kind, ("list",), "read managed objects")
         for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS)
@@ -83,6 +90,13 @@ USES: tuple[Use, ...] = (
         "namespaces",
         ("create", "patch"),
         "create team namespaces, set or release our labels (never delete)",
+    ),
+    Use(
+        "apps.queues.reconcile.apply",
+        "",
+        "persistentvolumeclaims",
+        ("create", "patch"),
+        "create team checkpoint volumes, set or release our labels (never delete)",
     ),
     *(
         Use(
@@ -217,11 +231,11 @@ USES: tuple[Use, ...] = (
         "a workload's Events, and Kueue's Preempted Events that name preemptors",
     ),
     Use(
-        "apps.live.fetch",
+        "apps.jobs.cluster",
         KUEUE_VISIBILITY,
         "clusterqueues/pendingworkloads",
         ("get",),
-        "positions of waiting workloads in each ClusterQueue",
+        "positions of waiting workloads in each ClusterQueue (live views, a quote's forward run)",
     ),
     Use(
         "apps.jobs.cluster",

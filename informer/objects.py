@@ -257,6 +257,18 @@ def pod_ready(pod: dict) -> bool:
     return pod_phase(pod) == "Running" and is_true(pod, "Ready")
 
 
+def termination_messages(pod: dict) -> list[str]:
+    """What the pod's containers wrote to their termination-message file, as the kubelet
+    copies it into ``state.terminated`` (this run) or ``lastState.terminated`` (the last)."""
+    statuses = status(pod).get("containerStatuses") or []
+    found = [
+        ((s.get(which) or {}).get("terminated") or {}).get("message")
+        for s in statuses
+        for which in ("state", "lastState")
+    ]
+    return [m for m in found if m]
+
+
 def pods_of(pods: list[dict], namespace: str, label: str, value: str) -> list[dict]:
     """The pods of ``namespace`` whose ``label`` is ``value``."""
     return [

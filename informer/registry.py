@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from informer.kinds import workload_ref
+from informer.kinds import JOB_LABEL, POD, workload_ref
 
 if TYPE_CHECKING:
     from core.kube import ResourceRef
@@ -64,3 +64,7 @@ def active() -> list[Subscriber]:
 # Every Workload: the recorder's history and job/notebook status both follow it. Its
 # cursor keeps the recorder's old name, so an upgrade resumes instead of relisting.
 WORKLOADS = Stream("workloads", workload_ref)
+
+# The pods of the portal's batch Jobs: job status follows them, and the recorder reads
+# the checkpoint their trainers report in their termination messages.
+JOB_PODS = Stream("job-pods", lambda: POD, JOB_LABEL)

@@ -47,12 +47,15 @@ __all__ = [
     "last_preemption",
     "lost_since",
     "pending",
+    "reported_by",
+    "reported_checkpoint",
     "state",
     "transitions",
 ]
 
 # The checkpoint contract (docs/checkpoints.md): the RFC 3339 time of the newest
-# checkpoint the job has written, on its Workload.
+# checkpoint the job has written, as an annotation on its Workload, or as a line
+# ``quartermaster.io/last-checkpoint=<time>`` in a container's termination message.
 LAST_CHECKPOINT = "quartermaster.io/last-checkpoint"
 
 
@@ -165,9 +168,31 @@ def _condition_facts(workload: dict) -> list[TransitionFact | None]:
     return facts
 
 
-def last_checkpoint(workload: dict) -> datetime | None:
-    """When the job last wrote a checkpoint, as it reports on its Workload (if it does)."""
-    return parse_time(o.annotations(workload).get(LAST_CHECKPOINT))
+def last_checkpoint(workload: dict, pods: list[dict] = ()) -> datetime | None:
+    """When the job last wrote a checkpoint, as it reports it (None: it never did).
+
+    Either report counts: the annotation on its Workload, or the line its pods left in
+    their termination messages when stopped (``reported_checkpoint``); the newest wins.
+    """
+    reported = [parse_time(o.annotations(workload).get(LAST_CHECKPOINT)), reported_by(pods)]
+    return max((t for t in reported if t is not None), default=None)
+
+
+def reported_by(pods: list[dict]) -> datetime | None:
+    """The newest checkpoint the pods' termination messages report (None: none does)."""
+    reported = [reported_checkpoint(m) for pod in pods for m in o.termination_messages(pod)]
+    return max((t for t in reported if t is not None), default=None)
+
+
+def reported_checkpoint(message: str) -> datetime | None:
+    """The time on the message's ``quartermaster.io/last-checkpoint=<RFC 3339>`` line;
+    other lines (a trainer may say more) are ignored."""
+    times = [
+        parse_time(value.strip())
+        for key, sep, value in (line.partition("=") for line in message.splitlines())
+        if sep and key.strip() == LAST_CHECKPOINT
+    ]
+    return max((t for t in times if t is not None and t.tzinfo), default=None)
 
 
 def transitions(workload: dict) -> list[TransitionFact]:

@@ -9,6 +9,7 @@ The start-time estimates of queued work (``apps.whatif``) and a job's quote
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from .clock import parse_timestamp
@@ -69,10 +70,12 @@ def first_admissions(
     start_ms: int,
     until_ms: int,
     pod_stop_ms: int = NEXT_INSTANT_MS,
+    arrivals: Sequence[tuple[int, dict]] = (),
 ) -> list[int | None]:
     """The first admission (epoch ms) of each of ``workloads`` (Workloads or batch/v1
     Jobs, in order) in a run from ``start_ms`` to ``until_ms``; None when not admitted
-    within it. Only the answers for workloads not yet holding quota mean a start."""
+    within it. Only the answers for workloads not yet holding quota mean a start.
+    ``arrivals``: ``(epoch ms, manifest)`` of work submitted during the run."""
     sim = Simulation(
         objects, start_ms=start_ms, record_events=False, write_status=False, pod_stop_ms=pod_stop_ms
     )
@@ -83,5 +86,6 @@ def first_admissions(
         sim.add_workload(obj)
         # The model names a Job's Workload itself; the newest key is the one just added.
         keys.append(next(reversed(sim.cluster.workloads), None))
+    sim.add_arrivals(list(arrivals))
     sim.run(until_ms=until_ms)
     return [log.first.get(key) for key in keys]

@@ -63,6 +63,10 @@ def _env() -> dict[str, str]:
     env.setdefault("QM_CULL_INTERVAL_SECONDS", "60")
     # The demo's Kueue runs with fair sharing (see _start_cluster), so weights matter.
     env.setdefault("QM_KUEUE_FAIR_SHARING", "true")
+    if not _real():
+        # Demo jobs keep their checkpoints on a team volume the simulated cluster keeps
+        # across restarts; the real control plane has no storage provisioner to bind one.
+        env.setdefault("QM_CHECKPOINT_STORAGE_CLASS", "sim-checkpoints")
     env["PYTHONUNBUFFERED"] = "1"
     if env_bool("QM_CLUSTER_SYNC", True):
         env["KUBECONFIG"] = str(_kubeconfig())

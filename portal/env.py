@@ -79,21 +79,47 @@ def env_list(name: str, default: list[str] | object = _UNSET) -> list[str]:
     return _read(name, "comma-separated list", _parse_list, default)
 
 
+def _matching(pattern: re.Pattern, expected: str) -> Callable[[str], str]:
+    """A parser keeping a value (stripped) that is all ``pattern``, else naming ``expected``."""
+
+    def parse(raw: str) -> str:
+        value = raw.strip()
+        if not pattern.fullmatch(value):
+            raise ValueError(f"expected {expected}")
+        return value
+
+    return parse
+
+
 # A Kubernetes namespace name: an RFC 1123 label.
 _NAMESPACE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
-
-
-def _parse_namespace(raw: str) -> str:
-    name = raw.strip()
-    if not _NAMESPACE.fullmatch(name):
-        raise ValueError(
-            "expected a namespace name: lowercase letters, digits and '-', e.g. 'gpu-portal'"
-        )
-    return name
+_parse_namespace = _matching(
+    _NAMESPACE, "a namespace name: lowercase letters, digits and '-', e.g. 'gpu-portal'"
+)
 
 
 def env_namespace(name: str, default: str | object = _UNSET) -> str:
     return _read(name, "namespace name", _parse_namespace, default)
+
+
+# A Kubernetes object name such as a storage class's: an RFC 1123 subdomain (≤ 253).
+_SUBDOMAIN = re.compile(
+    r"(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+)
+
+
+def env_object_name(name: str, default: str | object = _UNSET) -> str:
+    expected = "a Kubernetes object name: lowercase letters, digits, '-' and '.', e.g. 'cephfs-rwx'"
+    return _read(name, "Kubernetes object name", _matching(_SUBDOMAIN, expected), default)
+
+
+# A storage size as Kubernetes writes it: whole units, binary or decimal suffix.
+_STORAGE_SIZE = re.compile(r"[1-9][0-9]*(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?")
+
+
+def env_storage_size(name: str, default: str | object = _UNSET) -> str:
+    expected = "a whole number with an optional unit, e.g. '500Gi'"
+    return _read(name, "storage size", _matching(_STORAGE_SIZE, expected), default)
 
 
 def _parse_namespace_patterns(raw: str) -> list[str]:

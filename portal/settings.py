@@ -19,6 +19,8 @@ from portal.env import (
     env_namespace,
     env_namespace_patterns,
     env_networks,
+    env_object_name,
+    env_storage_size,
     env_str,
     env_template,
 )
@@ -260,7 +262,12 @@ QM_WHATIF_HEARTBEAT_MISSES = env_int("QM_WHATIF_HEARTBEAT_MISSES", 5)
 QM_NOTEBOOK_URL_TEMPLATE = env_template(
     "QM_NOTEBOOK_URL_TEMPLATE", ("namespace", "name", "user"), ""
 )
-# PersistentVolumeClaim mounted at /checkpoints in batch pods; empty: a scratch emptyDir.
+# The storage class of the checkpoint volume the reconciler gives every team namespace
+# (a PersistentVolumeClaim of QM_CHECKPOINT_VOLUME_SIZE), which batch pods mount at
+# CHECKPOINT_PATH. Empty: no volume; pods mount QM_CHECKPOINT_CLAIM, an existing claim
+# in the job's namespace, or else a scratch emptyDir that a restarted pod does not see.
+QM_CHECKPOINT_STORAGE_CLASS = env_object_name("QM_CHECKPOINT_STORAGE_CLASS", "")
+QM_CHECKPOINT_VOLUME_SIZE = env_storage_size("QM_CHECKPOINT_VOLUME_SIZE", "100Gi")
 QM_CHECKPOINT_CLAIM = env_str("QM_CHECKPOINT_CLAIM", "")
 # Status follows the cluster through watches (runs of this many seconds, resumed);
 # 0: no watching, status only from the periodic sync.

@@ -24,6 +24,8 @@ REFS = {"StatefulSet": STATEFULSET, "Service": SERVICE, "Job": JOB}
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 # Names per set-based selector, so a URL stays well under API servers' limits.
 CHUNK = 100
+# Answers of the visibility API that mean "not served here": fall back to queue order.
+NO_VISIBILITY = frozenset({403, 404, 501, 503})
 
 
 def cluster_queue_ref() -> ResourceRef:
@@ -32,6 +34,11 @@ def cluster_queue_ref() -> ResourceRef:
 
 def _visibility_ref() -> ResourceRef:
     return ResourceRef(f"visibility.{GROUP}", "v1beta2", "localqueues", "LocalQueue", True)
+
+
+def cluster_queue_pending_ref() -> ResourceRef:
+    """Kueue's visibility API: a ClusterQueue's pending workloads, in queue order."""
+    return ResourceRef(f"visibility.{GROUP}", "v1beta2", "clusterqueues", "ClusterQueue", False)
 
 
 def create_all(client: KubeClient, manifests: list[dict]) -> None:
@@ -129,4 +136,24 @@ def pending_positions(client: KubeClient, namespace: str, local_queue: str) -> d
     return {
         item["metadata"]["name"]: int(item.get("positionInLocalQueue", 0)) + 1
         for item in body.get("items") or ()
+    }
+
+
+def cluster_queue_positions(client: KubeClient, cluster_queue: str) -> dict[str, int] | None:
+    """``namespace/name`` → position in ``cluster_queue`` from the visibility API, 1-based
+    (1 is admitted next; Kueue counts from 0); None when that API is not served."""
+    try:
+        body = client.get(cluster_queue_pending_ref(), f"{cluster_queue}/pendingworkloads")
+    except KubeError as exc:
+        if exc.code in NO_VISIBILITY:
+            return None
+        raise
+    if body is None:
+        return None
+    return {
+        f"{i['metadata'].get('namespace', '')}/{i['metadata'].get('name', '')}": int(
+            i.get("positionInClusterQueue", 0)
+        )
+        + 1
+        for i in body.get("items") or ()
     }

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from apps.jobs import cluster
 from apps.jobs import status as st
+from apps.jobs.checkpoint_volume import mounted_claim
 from apps.jobs.choices import JobState, NotebookState, SweepState
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, notebook_manifests
 from apps.jobs.models import BatchJob, Notebook, Sweep
@@ -67,7 +67,7 @@ def create_job(client: KubeClient, job_id: int) -> str:
     if refusal := protected_error(job.namespace):
         refuse_job(job.pk, reason=refusal, now=timezone.now())
         return "refused"
-    cluster.create_all(client, [job_manifest(job, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM)])
+    cluster.create_all(client, [job_manifest(job, checkpoint_claim=mounted_claim())])
     if not mark_job_created(job.pk):
         cluster.delete_job(client, job.namespace, job.name)  # cancelled meanwhile
         return "cancelled meanwhile"
@@ -204,7 +204,7 @@ def _sync_jobs(rows, observed, by_owner, by_uid, positions, now) -> int:
             else None,
             workload_name=workload["metadata"]["name"] if workload else "",
             history=tuple(st.history(workload, by_uid)) if workload else (),
-            last_checkpoint=st.last_checkpoint(workload) if workload else None,
+            last_checkpoint=st.last_checkpoint(workload, pods) if workload else None,
         )
         changed += apply_job_status(job, result, now=now)
     return changed

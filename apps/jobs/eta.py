@@ -5,11 +5,15 @@ Every running and queued workload gets the run time its recorded history says
 model runs the cluster forward with the quoted job added last; its first admission in
 each run is the ``p50`` and the ``p90`` estimate. A workload without a recorded run time
 gets none: the model keeps it running, so a start that needs it to end is not found.
+Work expected to arrive meanwhile (``ArrivalStream``: the recent rate of submissions of
+higher-or-equal priority to the job's queue) arrives evenly at that rate, each with its
+recorded run time at the same percentile.
 """
 
 from __future__ import annotations
 
 import copy
+from collections import defaultdict
 from dataclasses import dataclass
 
 from apps.jobs.run_history import ExpectedRun
@@ -17,6 +21,41 @@ from informer import objects as o
 from kueuemodel import DURATION_ANNOTATION, first_admissions, with_run_time
 
 HORIZON_MS = 14 * 24 * 3_600_000
+# At most this many arrivals of one stream are simulated (the note says up to when).
+MAX_ARRIVALS = 400
+
+
+@dataclass(frozen=True)
+class ArrivalStream:
+    """Work expected to arrive: one ``manifest`` (a Job of the recorded median shape)
+    every 1/``per_hour`` hours from now, each running ``run`` (its recorded times)."""
+
+    manifest: dict
+    per_hour: float
+    run: ExpectedRun
+
+
+def arrival_times(per_hour: float, *, now_ms: int, until_ms: int) -> list[int]:
+    """Evenly spaced arrivals at ``per_hour``: the first one gap after now, at most
+    ``MAX_ARRIVALS`` and none past ``until_ms``."""
+    gap_ms = 3_600_000 / per_hour
+    times = (now_ms + round(gap_ms * k) for k in range(1, MAX_ARRIVALS + 1))
+    return [at for at in times if at <= until_ms]
+
+
+def arrival_trace(
+    streams: tuple[ArrivalStream, ...], pick: str, *, now_ms: int, until_ms: int
+) -> list[tuple[int, dict]]:
+    """(epoch ms, manifest) of every expected arrival, named apart, with its run time at
+    ``pick`` (``p50_s`` or ``p90_s``)."""
+    trace = []
+    for index, stream in enumerate(streams):
+        run_ms = round(getattr(stream.run, pick) * 1000)
+        for k, at in enumerate(arrival_times(stream.per_hour, now_ms=now_ms, until_ms=until_ms)):
+            obj = with_run_time(stream.manifest, run_ms, at, bound_ms=stream.run.bound_s * 1000)
+            obj["metadata"]["name"] = f"expected-arrival-{index}-{k}"
+            trace.append((at, obj))
+    return trace
 
 
 @dataclass(frozen=True)
@@ -36,23 +75,63 @@ def estimate_start(
     *,
     now_ms: int,
     expected: dict[str, ExpectedRun],
+    arrivals: tuple[ArrivalStream, ...] = (),
+    reported: dict[str, dict[str, int] | None] | None = None,
 ) -> StartEstimate:
     """``workloads``: every unfinished Workload read from the cluster; ``expected``:
-    ``namespace/name`` → the expected run of the ones whose history is known."""
+    ``namespace/name`` → the expected run of the ones whose history is known;
+    ``arrivals``: work expected to be submitted meanwhile; ``reported``: the visibility
+    API's positions per ClusterQueue (``in_reported_order``)."""
+    until_ms = now_ms + HORIZON_MS
+    queued = in_reported_order(workloads, reported or {})
     starts = [
         first_admissions(
             objects,
             [
-                *(_with_expected(w, expected, pick, now_ms) for w in workloads),
+                *(_with_expected(w, expected, pick, now_ms) for w in queued),
                 without_run_time(candidate),
             ],
             start_ms=now_ms,
-            until_ms=now_ms + HORIZON_MS,
+            until_ms=until_ms,
+            arrivals=arrival_trace(arrivals, pick, now_ms=now_ms, until_ms=until_ms),
         )[-1]
         for pick in ("p50_s", "p90_s")
     ]
     unknown = tuple(sorted(o.key(w) for w in workloads if o.key(w) not in expected))
     return StartEstimate(starts[0], starts[1], unknown)
+
+
+def in_reported_order(
+    workloads: list[dict], reported: dict[str, dict[str, int] | None]
+) -> list[dict]:
+    """``workloads``, the pending ones Kueue's visibility API listed re-timed so the model
+    takes them in Kueue's order: ``reported`` is ClusterQueue → ``namespace/name`` →
+    position (None: not served). Within one queue and priority the listed workloads swap
+    creation times so that the first in Kueue's order has the oldest; the model orders by
+    priority, then creation time, so an order across priorities is not followed."""
+    groups: dict[tuple[str, int], list[tuple[int, dict]]] = defaultdict(list)
+    by_key = {o.key(w): w for w in workloads}
+    for queue, positions in reported.items():
+        for key, position in (positions or {}).items():
+            if key in by_key:
+                groups[(queue, o.priority(by_key[key]))].append((position, by_key[key]))
+    retimed = {}
+    for members in groups.values():
+        stamps = sorted(_created(w) for _, w in members)
+        for stamp, (_, workload) in zip(stamps, sorted(members, key=lambda m: m[0]), strict=True):
+            retimed[o.key(workload)] = _created_at(workload, stamp)
+    return [retimed.get(o.key(w), w) for w in workloads]
+
+
+def _created(workload: dict) -> str:
+    return (workload.get("metadata") or {}).get("creationTimestamp") or ""
+
+
+def _created_at(workload: dict, stamp: str) -> dict:
+    return {
+        **workload,
+        "metadata": {**(workload.get("metadata") or {}), "creationTimestamp": stamp},
+    }
 
 
 def _with_expected(workload: dict, expected: dict[str, ExpectedRun], pick: str, now_ms: int):

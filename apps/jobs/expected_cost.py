@@ -36,13 +36,19 @@ class ExpectedCost:
         }
 
 
+def run_time(expected: ExpectedRun | None, max_runtime_s: int) -> tuple[float, str]:
+    """Seconds a job is expected to run, and on what basis: the recorded median, or,
+    with none recorded, its maximum run time."""
+    if expected is None:
+        return max_runtime_s, MAX_RUNTIME
+    return expected.p50_s, RECORDED_P50
+
+
 def expected_cost(
     gpus: int, expected: ExpectedRun | None, max_runtime_s: int, price: FlavorPrice
 ) -> ExpectedCost:
-    if expected is None:
-        run_s, basis, runs = max_runtime_s, MAX_RUNTIME, 0
-    else:
-        run_s, basis, runs = expected.p50_s, RECORDED_P50, expected.samples
+    run_s, basis = run_time(expected, max_runtime_s)
+    runs = 0 if expected is None else expected.samples
     gpu_hours = gpus * run_s / 3600
     return ExpectedCost(
         gpu_hours * price.usd_per_gpu_hour,

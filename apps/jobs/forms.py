@@ -193,3 +193,25 @@ class LauncherForm(LauncherTeamsForm):
         if user is None:
             raise forms.ValidationError(f"no active user {username!r}")
         return user
+
+
+class SweepLimitForm(forms.Form):
+    """A team's sweep limit per user; the envelope (``max_per_user``) only for admins."""
+
+    per_user = forms.IntegerField(
+        required=False,
+        help_text="Trials of sweeps one member may hold at once (queued or running), e.g. 2.",
+    )
+    max_per_user = forms.IntegerField(
+        required=False,
+        help_text="The envelope the lead chooses within (platform admins only), e.g. 8.",
+    )
+
+    def __init__(self, *args, may_set_envelope: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not may_set_envelope:
+            del self.fields["max_per_user"]
+
+    def limits(self) -> dict:
+        """The numbers given, for ``set_sweep_limit`` (an empty field changes nothing)."""
+        return {k: v for k, v in self.cleaned_data.items() if v is not None}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
+from informer.kinds import JOB_LABEL
 
 if TYPE_CHECKING:
     from apps.jobs.models import BatchJob, Notebook
@@ -21,7 +22,6 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 NOTEBOOK_LABEL = "quartermaster.io/notebook"
-JOB_LABEL = "quartermaster.io/job"
 OWNER_LABEL = "quartermaster.io/owner"
 CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
@@ -35,6 +35,9 @@ NOTEBOOK_GRACE_SECONDS = 30
 # A failed pod of an all-or-nothing job restarts the gang a few times, then the Job fails.
 BACKOFF_LIMIT = 3
 CHECKPOINT_ROOT = "/checkpoints"
+# Where a stopped trainer leaves its last checkpoint's time (docs/checkpoints.md): the
+# kubelet copies the file into the pod's status; Kubernetes' default path, made explicit.
+TERMINATION_LOG = "/dev/termination-log"
 
 
 @dataclass(frozen=True)
@@ -225,8 +228,11 @@ def render_job(spec: JobSpec) -> dict:
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
     volumes = _scratch("tmp")
     if spec.checkpoint_dir:
-        env.append({"name": "CHECKPOINT_PATH", "value": f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"})
-        mounts.append({"name": "checkpoints", "mountPath": CHECKPOINT_ROOT})
+        path = f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"
+        env.append({"name": "CHECKPOINT_PATH", "value": path})
+        # Only the job's own directory of the team's volume: a restarted pod finds what
+        # the preempted one wrote there, and no other job's checkpoints.
+        mounts.append({"name": "checkpoints", "mountPath": path, "subPath": spec.checkpoint_dir})
         volumes.append(_checkpoint_volume(spec.checkpoint_claim))
     container = {
         "name": "trainer",
@@ -235,6 +241,8 @@ def render_job(spec: JobSpec) -> dict:
         "env": env,
         "resources": resources(requests),
         "volumeMounts": mounts,
+        "terminationMessagePath": TERMINATION_LOG,
+        "terminationMessagePolicy": "File",
     }
     pod = _pod_spec(
         container,
@@ -302,7 +310,8 @@ def notebook_manifests(notebook: Notebook) -> list[dict]:
 
 def job_manifest(job: BatchJob, *, checkpoint_claim: str) -> dict:
     """The suspended Job of ``job`` (fetched with team, owner, queue, tier and flavor);
-    ``checkpoint_claim`` is ``QM_CHECKPOINT_CLAIM``."""
+    ``checkpoint_claim`` is the claim to mount (``checkpoint_volume.mounted_claim``),
+    '' for a scratch emptyDir."""
     resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
     spec = JobSpec(
         **_workload_fields(job),

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from apps.jobs.eta import HORIZON_MS, StartEstimate, estimate_start, without_run_time
+from apps.jobs.eta import (
+    HORIZON_MS,
+    ArrivalStream,
+    StartEstimate,
+    estimate_start,
+    without_run_time,
+)
 from apps.jobs.expected_cost import ExpectedCost
+from apps.jobs.preemption_risk import PreemptionRisk, borrowed_gpus
 from apps.jobs.run_history import ExpectedRun
 from apps.jobs.status import Need, pending_reason
 from informer import objects as o
@@ -43,6 +50,9 @@ class Verdict:
     estimate_note: str = ""
     cost: ExpectedCost | None = None
     cost_note: str = ""
+    risk: PreemptionRisk | None = None
+    # `now` only, for the risk: the GPUs its queue would then use above its own quota.
+    borrowed_gpus: int = 0
 
     def as_dict(self) -> dict:
         return {
@@ -58,6 +68,7 @@ class Verdict:
             "estimate_note": self.estimate_note,
             "expected_cost": None if self.cost is None else self.cost.as_dict(),
             "cost_note": self.cost_note,
+            "preemption_risk": None if self.risk is None else self.risk.as_dict(),
         }
 
 
@@ -85,6 +96,9 @@ def admission_verdict(
     need: Need,
     may_see: Callable[[str], bool],
     expected: dict[str, ExpectedRun] | None = None,
+    arrivals: tuple[ArrivalStream, ...] = (),
+    arrivals_note: str = "",
+    reported: dict[str, dict[str, int] | None] | None = None,
 ) -> Verdict:
     """What the model does with ``candidate`` (a Job manifest) on the cluster as it is.
 
@@ -92,7 +106,9 @@ def admission_verdict(
     ones with their ``status.admission``; ``need``: the GPUs it asks for, to say why it
     would wait as the job's page would; ``may_see(namespace)``: whether the asker may
     see a workload of that namespace by name (others are only counted); ``expected``:
-    ``namespace/name`` → the expected run of the workloads whose history is known.
+    ``namespace/name`` → the expected run of the workloads whose history is known;
+    ``arrivals``: work expected to be submitted meanwhile, which ``arrivals_note`` tells;
+    ``reported``: Kueue's visibility API's pending positions per ClusterQueue.
     """
     running = [without_run_time(w) for w in workloads]
     sim = Simulation([*objects, *running], start_ms=now_ms, record_events=False)
@@ -110,26 +126,43 @@ def admission_verdict(
     if workload.admission is None:
         queues = [obj for obj in objects if obj.get("kind") == "ClusterQueue"]
         estimate = estimate_start(
-            objects, workloads, candidate, now_ms=now_ms, expected=expected or {}
+            objects,
+            workloads,
+            candidate,
+            now_ms=now_ms,
+            expected=expected or {},
+            arrivals=arrivals,
+            reported=reported,
         )
-        return _later(pending_reason(workload.obj, [], queues, need), estimate, may_see)
+        reason = pending_reason(workload.obj, [], queues, need)
+        note = "; ".join(filter(None, (_estimate_note(estimate, may_see), arrivals_note)))
+        return waiting(reason, estimate, note)
     victims = [wl for _, kind, wl, _ in history if kind == "evict" and wl.key != key]
-    return _now(sim, workload, victims, may_see)
+    return _now(sim, workload, victims, may_see, need.resource)
 
 
-def _now(sim: Simulation, workload, victims: list, may_see: Callable[[str], bool]) -> Verdict:
+def _now(
+    sim: Simulation, workload, victims: list, may_see: Callable[[str], bool], gpu_resource: str
+) -> Verdict:
     flavors = o.flavors_by_pod_set(workload.obj)
-    borrows = _borrows(sim, workload.admission.cluster_queue, flavors)
+    used = {f for by_resource in flavors.values() for f in by_resource.values()}
+    status = cluster_queue_status(sim.cluster, workload.admission.cluster_queue)
+    borrows = _borrows(status, used)
     shown = tuple(sorted({wl.key for wl in victims if may_see(wl.namespace)}))
     hidden = len({wl.key for wl in victims}) - len(shown)
-    used = ", ".join(sorted({f for by_resource in flavors.values() for f in by_resource.values()}))
-    summary = f"it would be admitted now on {used}"
+    summary = f"it would be admitted now on {', '.join(sorted(used))}"
     if borrows:
         summary += ", borrowing quota from its cohort"
     if shown or hidden:
         summary += f", preempting {_in_words(shown, hidden)}"
     return Verdict(
-        NOW, summary, flavors=flavors, borrows=borrows, preempts=shown, preempts_hidden=hidden
+        NOW,
+        summary,
+        flavors=flavors,
+        borrows=borrows,
+        preempts=shown,
+        preempts_hidden=hidden,
+        borrowed_gpus=borrowed_gpus(status, used, gpu_resource),
     )
 
 
@@ -140,10 +173,9 @@ def _in_words(shown: tuple[str, ...], hidden: int) -> str:
     return " and ".join(parts)
 
 
-def _borrows(sim: Simulation, cluster_queue: str, flavors: dict[str, dict[str, str]]) -> bool:
-    """Whether the queue uses more than its own quota of any flavor the request got."""
-    used = {f for by_resource in flavors.values() for f in by_resource.values()}
-    usage = cluster_queue_status(sim.cluster, cluster_queue).get("flavorsReservation") or []
+def _borrows(status: dict, used: set[str]) -> bool:
+    """Whether the queue (``status``) uses more than its own quota of any flavor in ``used``."""
+    usage = status.get("flavorsReservation") or []
     return any(
         row["name"] in used and _quantity_positive(resource.get("borrowed"))
         for row in usage
@@ -153,10 +185,6 @@ def _borrows(sim: Simulation, cluster_queue: str, flavors: dict[str, dict[str, s
 
 def _quantity_positive(value) -> bool:
     return value not in (None, "", "0", 0)
-
-
-def _later(reason: str, estimate: StartEstimate, may_see: Callable[[str], bool]) -> Verdict:
-    return waiting(reason, estimate, _estimate_note(estimate, may_see))
 
 
 def waiting(reason: str, estimate: StartEstimate, note: str) -> Verdict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
@@ -12,14 +13,22 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from apps.jobs import services
-from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm, SweepForm
+from apps.jobs.checkpoint_volume import checkpoints_survive_restarts
+from apps.jobs.forms import JobForm, NotebookForm, RenewForm, StopForm, SweepForm, SweepLimitForm
 from apps.jobs.lifelines import job_figure, notebook_figure
 from apps.jobs.manifests import NOTEBOOK_PORT, SERVICE_PORT
 from apps.jobs.models import BatchJob, InteractivePool, Notebook, Sweep
 from apps.jobs.progress import spawn_progress
 from apps.jobs.services.jobs import allowed_tiers
-from apps.jobs.services.sweeps import SweepRequest, cancel_sweep, submit_sweep
-from apps.queues.models import Membership
+from apps.jobs.services.sweeps import (
+    SweepRequest,
+    cancel_sweep,
+    set_sweep_limit,
+    submit_sweep,
+    sweep_limit,
+)
+from apps.queues.models import Membership, Team
+from core import permissions
 from core.dates import format_when
 from core.errors import DomainError
 from core.pages import add_to_form, show_error
@@ -140,13 +149,17 @@ def notebook_open(request: HttpRequest, namespace: str, name: str) -> HttpRespon
     return render(request, "jobs/notebook_open.html", context)
 
 
+def _owned_page(request: HttpRequest, queryset) -> tuple:
+    """(the page asked for, its scope): the viewer's teams' rows, or with ?scope=mine theirs."""
+    scope = "mine" if request.GET.get("scope") == "mine" else "team"
+    if scope == "mine":
+        queryset = queryset.filter(owner=request.user)
+    return Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page")), scope
+
+
 @login_required
 def job_list(request: HttpRequest) -> HttpResponse:
-    scope = "mine" if request.GET.get("scope") == "mine" else "team"
-    jobs = BatchJob.objects.visible_to(request.user).with_related()
-    if scope == "mine":
-        jobs = jobs.filter(owner=request.user)
-    page = Paginator(jobs, PAGE_SIZE).get_page(request.GET.get("page"))
+    page, scope = _owned_page(request, BatchJob.objects.visible_to(request.user).with_related())
     return render(request, "jobs/job_list.html", {"page": page, "scope": scope})
 
 
@@ -179,10 +192,13 @@ def _job(request: HttpRequest, pk: int) -> BatchJob:
 def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     job = _job(request, pk)
     events = list(job.events.all())
-    timeline = job_figure(events, timezone.now())
-    return render(
-        request, "jobs/job_detail.html", {"job": job, "events": events, "timeline": timeline}
-    )
+    context = {
+        "job": job,
+        "events": events,
+        "timeline": job_figure(events, timezone.now()),
+        "checkpoints_survive": checkpoints_survive_restarts(),
+    }
+    return render(request, "jobs/job_detail.html", context)
 
 
 @login_required
@@ -202,13 +218,40 @@ def sweep_submit(request: HttpRequest) -> HttpResponse:
         job, sweep_fields = form.sweep_fields()
         request_ = SweepRequest(job=services.JobRequest(**job), **sweep_fields)
         try:
-            sweep = submit_sweep(request.user, request_, actor=_me(request))
+            sweep = submit_sweep(request.user, request_, actor=_me(request)).record
         except DomainError as exc:
             add_to_form(form, exc)
         else:
             messages.success(request, f"Sweep submitted: {sweep.trial_count} trials.")
             return redirect("jobs:sweep", sweep.pk)
     return render(request, "jobs/sweep_form.html", {"form": form})
+
+
+@login_required
+def sweep_list(request: HttpRequest) -> HttpResponse:
+    page, scope = _owned_page(request, Sweep.objects.visible_to(request.user).with_related())
+    rows = [(sweep, sweep.progress()) for sweep in page]
+    return render(request, "jobs/sweep_list.html", {"page": page, "rows": rows, "scope": scope})
+
+
+@login_required
+def sweep_limit_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    """A team's sweep limit per user: everyone reads it, its leads and admins set it."""
+    team = get_object_or_404(Team.objects.visible_to(request.user), slug=slug)
+    may_set = permissions.can_set_sweep_limit(request.user, team)
+    if request.method == "POST" and not may_set:  # refused before the form is read
+        raise PermissionDenied(f"only a lead of {team} or an admin sets its sweep limit")
+    form = SweepLimitForm(request.POST or None, may_set_envelope=permissions.is_admin(request.user))
+    if request.method == "POST" and form.is_valid():
+        try:
+            set_sweep_limit(team, actor=request.user, **form.limits())
+        except DomainError as exc:
+            add_to_form(form, exc)
+        else:
+            messages.success(request, f"Sweep limit of {team} saved.")
+            return redirect("jobs:sweep-limit", team.slug)
+    context = {"team": team, "limit": sweep_limit(team), "form": form, "may_set": may_set}
+    return render(request, "jobs/sweep_limit.html", context)
 
 
 def _sweep(request: HttpRequest, pk: int) -> Sweep:

@@ -30,7 +30,7 @@ from apps.jobs.models import BatchJob, Notebook
 from apps.queues.kueue import MANAGED_BY, MANAGER
 from core.kube import KubeClient
 from informer import objects
-from informer.registry import WORKLOADS, Stream, Subscriber
+from informer.registry import JOB_PODS, WORKLOADS, Stream, Subscriber
 from informer.run import LEASE, Delivery, Event, run_informer
 
 __all__ = ["LEASE", "STREAMS", "SUBSCRIBER", "run_status_watch"]
@@ -39,7 +39,7 @@ _MANAGED = f"{MANAGED_BY}={MANAGER}"
 STREAMS = (
     WORKLOADS,
     Stream("notebook-pods", lambda: cluster.POD, NOTEBOOK_LABEL),
-    Stream("job-pods", lambda: cluster.POD, JOB_LABEL),
+    JOB_PODS,
     Stream("statefulsets", lambda: cluster.STATEFULSET, f"{_MANAGED},{NOTEBOOK_LABEL}"),
     Stream("jobs", lambda: cluster.JOB, f"{_MANAGED},{JOB_LABEL}"),
 )

@@ -18,24 +18,17 @@ from django.conf import settings
 from django.core.cache import caches
 from django.utils import timezone
 
-from apps.jobs.cluster import cluster_queue_ref
+from apps.jobs.cluster import cluster_queue_positions, cluster_queue_ref
 from apps.queues.kueue import GROUP
 from core.kube import KubeClient, KubeError, ResourceRef
 from informer.kinds import EVENT, workload_ref
 
 # A last good snapshot is shown (as such) this long while the cluster is unreachable.
 LAST_GOOD_SECONDS = 3600
-# Answers of the visibility API that mean "not served here": fall back to queue order.
-NO_VISIBILITY = frozenset({403, 404, 501, 503})
 
 
 def local_queue_ref() -> ResourceRef:
     return ResourceRef(GROUP, settings.KUEUE_API_VERSION, "localqueues", "LocalQueue", True)
-
-
-def pending_ref() -> ResourceRef:
-    """Kueue's visibility API: a ClusterQueue's pending workloads, in queue order."""
-    return ResourceRef(f"visibility.{GROUP}", "v1beta2", "clusterqueues", "ClusterQueue", False)
 
 
 @dataclass
@@ -148,7 +141,7 @@ def _unreachable(exc: KubeError) -> Snapshot:
 def read_cluster(kube: KubeClient) -> Snapshot:
     cluster_queues = [_slim_queue(q) for q in kube.list(cluster_queue_ref())]
     positions = {
-        _name(cq): _positions(kube, _name(cq))
+        _name(cq): cluster_queue_positions(kube, _name(cq))
         for cq in cluster_queues
         if int((cq.get("status") or {}).get("pendingWorkloads") or 0) > 0
     }
@@ -159,25 +152,6 @@ def read_cluster(kube: KubeClient) -> Snapshot:
         workloads=[slim_workload(w) for w in kube.list(workload_ref())],
         positions=positions,
     )
-
-
-def _positions(kube: KubeClient, cluster_queue: str) -> dict[str, int] | None:
-    try:
-        body = kube.get(pending_ref(), f"{cluster_queue}/pendingworkloads")
-    except KubeError as exc:
-        if exc.code in NO_VISIBILITY:
-            return None
-        raise
-    if body is None:
-        return None
-    # Kueue counts from 0; the portal shows 1 for the workload admitted next.
-    return {
-        f"{i['metadata'].get('namespace', '')}/{i['metadata'].get('name', '')}": int(
-            i.get("positionInClusterQueue", 0)
-        )
-        + 1
-        for i in body.get("items") or ()
-    }
 
 
 def workload_events(namespace: str, name: str) -> list[dict]:

@@ -5,6 +5,8 @@ description of the policy (built by ``apps.queues.reconcile.desired`` from the
 rows, or from a proposed snapshot for previews); ``render_all`` turns it into
 every object the portal owns, in the storage version ``v1beta2``.
 ``to_api_version`` converts a manifest for clusters spoken to in ``v1beta1``.
+Besides Kueue's kinds it renders each team namespace and, when the admin named a
+storage class, the namespace's checkpoint volume (a PersistentVolumeClaim).
 
 ``OWNED_FIELDS`` lists, per kind, the paths the portal manages. Only these are
 compared and patched; everything else on a live object (server defaults,
@@ -25,17 +27,36 @@ COST_CENTER_LABEL = "quartermaster.io/cost-center"
 OWNED_LABELS = (MANAGED_BY, TEAM_LABEL, COST_CENTER_LABEL)
 
 NAMESPACE = "Namespace"
+PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
 RESOURCE_FLAVOR = "ResourceFlavor"
 COHORT = "Cohort"
 WORKLOAD_PRIORITY_CLASS = "WorkloadPriorityClass"
 CLUSTER_QUEUE = "ClusterQueue"
 LOCAL_QUEUE = "LocalQueue"
 # Creation order: what others refer to comes first. Deletion runs in reverse.
-KINDS = (NAMESPACE, RESOURCE_FLAVOR, COHORT, WORKLOAD_PRIORITY_CLASS, CLUSTER_QUEUE, LOCAL_QUEUE)
+KINDS = (
+    NAMESPACE,
+    PERSISTENT_VOLUME_CLAIM,
+    RESOURCE_FLAVOR,
+    COHORT,
+    WORKLOAD_PRIORITY_CLASS,
+    CLUSTER_QUEUE,
+    LOCAL_QUEUE,
+)
+# The claim every team namespace gets for checkpoints; batch pods mount it (apps.jobs).
+CHECKPOINT_CLAIM = "quartermaster-checkpoints"
 
 # Top-level paths we own per kind (dotted). Labels are compared key by key.
 OWNED_FIELDS: dict[str, tuple[str, ...]] = {
     NAMESPACE: (),
+    # A bound claim's class and access modes are immutable, and its size may only
+    # grow: a change here reaches the cluster as a patch the API server refuses (422),
+    # which the queue page shows, rather than a silent delete and re-create of the data.
+    PERSISTENT_VOLUME_CLAIM: (
+        "spec.storageClassName",
+        "spec.accessModes",
+        "spec.resources.requests.storage",
+    ),
     RESOURCE_FLAVOR: ("spec.nodeLabels", "spec.nodeTaints", "spec.tolerations"),
     COHORT: ("spec.parentName", "spec.fairSharing", "spec.resourceGroups"),
     WORKLOAD_PRIORITY_CLASS: ("value", "description"),
@@ -62,6 +83,15 @@ class TeamSpec:
 
 
 @dataclass(frozen=True)
+class CheckpointVolume:
+    """What each team namespace's checkpoint claim asks for (``QM_CHECKPOINT_STORAGE_CLASS``,
+    ``QM_CHECKPOINT_VOLUME_SIZE``)."""
+
+    storage_class: str
+    size: str
+
+
+@dataclass(frozen=True)
 class PolicyState:
     """Everything the manifests depend on, as plain data (see ``desired.load_state``)."""
 
@@ -70,6 +100,7 @@ class PolicyState:
     tiers: list[dict] = field(default_factory=list)
     teams: list[TeamSpec] = field(default_factory=list)
     queues: list[dict] = field(default_factory=list)
+    checkpoint_volume: CheckpointVolume | None = None  # None: no claims, jobs use emptyDir
 
 
 def _metadata(name: str, *, namespace: str = "", team: str | None = None) -> dict:
@@ -97,6 +128,21 @@ def render_namespace(team: TeamSpec, name: str) -> dict:
         # OpenCost aggregates spend by namespace label.
         meta["labels"][COST_CENTER_LABEL] = team.cost_center
     return {"apiVersion": "v1", "kind": NAMESPACE, "metadata": meta}
+
+
+def render_checkpoint_claim(team: TeamSpec, namespace: str, volume: CheckpointVolume) -> dict:
+    """The team's checkpoint volume in ``namespace``: read-write-many, as a gang's pods
+    on several nodes write to it at once."""
+    return {
+        "apiVersion": "v1",
+        "kind": PERSISTENT_VOLUME_CLAIM,
+        "metadata": _metadata(CHECKPOINT_CLAIM, namespace=namespace, team=team.slug),
+        "spec": {
+            "storageClassName": volume.storage_class,
+            "accessModes": ["ReadWriteMany"],
+            "resources": {"requests": {"storage": volume.size}},
+        },
+    }
 
 
 def render_flavor(flavor: dict) -> dict:
@@ -211,6 +257,11 @@ def render_queue(queue: dict, teams: list[TeamSpec]) -> list[dict]:
 def render_all(state: PolicyState) -> list[dict]:
     """Every object the policy asks for, in creation order."""
     objects = [render_namespace(t, ns) for t in state.teams for ns in t.namespaces]
+    if state.checkpoint_volume:
+        volume = state.checkpoint_volume
+        objects += [
+            render_checkpoint_claim(t, ns, volume) for t in state.teams for ns in t.namespaces
+        ]
     objects += [render_flavor(f) for f in state.flavors]
     objects += [render_cohort(c) for c in state.cohorts]
     objects += [render_priority_class(t) for t in state.tiers]

@@ -7,7 +7,7 @@ class ReportsConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.reports.current_prices import current_flavor_price
-        from apps.reports.recorder import SUBSCRIBER, lag_seconds
+        from apps.reports.recorder import CHECKPOINT_SUBSCRIBER, SUBSCRIBER, lag_seconds
         from core.observability.collectors import register_gauge
         from core.prices import use_price_reader
         from informer import registry
@@ -17,6 +17,8 @@ class ReportsConfig(AppConfig):
 
         # The informer hands the recorder every Workload event.
         registry.subscribe(SUBSCRIBER)
+        # ... and every batch pod's, for the checkpoints their trainers report on stopping.
+        registry.subscribe(CHECKPOINT_SUBSCRIBER)
 
         register_gauge(
             "qm_history_recorder_lag_seconds",

@@ -1,7 +1,8 @@
-"""Every figure the reports and the what-if show, named and defined once.
+"""Every figure the reports, the what-if and a job's quote show, named and defined once.
 
 Pages link to ``/reports/glossary/#<anchor>``; the definitions follow the code in
-``apps/reports/compute/`` and ``apps/whatif/replay/metrics.py``.
+``apps/reports/compute/``, ``apps/whatif/replay/metrics.py`` and
+``apps/jobs/preemption_risk.py``.
 """
 
 from __future__ import annotations
@@ -66,4 +67,11 @@ TERMS = (
     Term("noise", "Noise band (what-if)",
          "How far a replay of the unchanged policy is from what was recorded, per team; a change of "
          "wait within it is reported as within noise.", "what-if"),
+    Term("preemption-risk", "Preemption risk (quote)",
+         "Who could preempt a quoted job once it runs, by its queue's and its cohort's Kueue "
+         "preemption settings, and the chance of at least one preemption over its expected run "
+         "time: 1 − exp(−rate × hours), where the rate is the recorded preemptions of batch jobs "
+         "of its priority tier divided by the hours they were admitted, over the last 28 days. "
+         "None when the tier has no admitted hours; 0 when nobody may preempt it.",
+         "job form's Check, quotes API, manage.py quote"),
 )  # fmt: skip

@@ -1,15 +1,18 @@
 """Read one ISO week of recorded history into the plain records ``compute`` needs.
 
-Streams transitions with a server-side cursor (``iterator``) in workload order
-and replays each workload as soon as its rows are complete, so memory holds the
-week's runs and waits, never the raw event rows.
+Streams the week's workloads in workload order through a server-side cursor and
+replays each as soon as its steps are complete, so memory holds the week's runs and
+waits, never the raw event rows: on PostgreSQL one query sends each workload's record
+with its steps aggregated (``_histories_sql``); other databases read the records, then
+the transitions row by row (``_steps``).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime
-from itertools import groupby
+from itertools import groupby, repeat
 
 from django.db import connection
 from django.db.models import TextField
@@ -27,7 +30,12 @@ from informer.workload import Transition
 CHUNK = 20_000
 # The steps whose reason ``timeline.replay`` reads (a pending span's, a preemption's):
 # the others' reasons are never looked at, so the build does not fetch them.
-_REASON_READ = ", ".join(f"'{kind.value}'" for kind in (Transition.PENDING, Transition.PREEMPTED))
+_REASON_KINDS = frozenset(kind.value for kind in (Transition.PENDING, Transition.PREEMPTED))
+# The steps whose JSON detail it reads (a reservation's flavors, a preemptor).
+_DETAIL_KINDS = frozenset(kind.value for kind in (Transition.QUOTA_RESERVED, Transition.PREEMPTED))
+_PREEMPTED, _RESERVED = Transition.PREEMPTED.value, Transition.QUOTA_RESERVED.value
+_REASON_READ = ", ".join(f"'{kind}'" for kind in sorted(_REASON_KINDS))
+_DETAIL_READ = ", ".join(f"'{kind}'" for kind in sorted(_DETAIL_KINDS))
 NOTEBOOK_OWNERS = ("StatefulSet",)
 
 
@@ -41,9 +49,8 @@ def load_week(week: str, *, now: datetime | None = None, half_life_hours: float 
         now=None if now is None else now.timestamp(),
     )
     records = WorkloadRecord.objects.overlapping(start, end)
-    infos = _infos(records)
+    infos = _replay_all(data, records, end)
     data.owners = {info.uid: (info.team, info.queue) for info in infos.values()}
-    _replay_all(data, infos, records, end)
     data.quotas = quotas()
     data.capacity = capacity()
     data.usage = stored_usage(week)
@@ -58,35 +65,54 @@ def downtime(end: datetime) -> list[Downtime]:
     return [Downtime(g.start.timestamp(), g.end.timestamp(), g.covered_by_events) for g in gaps]
 
 
-def _infos(records) -> dict[int, WorkloadInfo]:
-    fields = (
-        "pk", "uid", "team_slug", "cluster_queue", "local_queue", "priority_class",
-        "size_class", "gpus", "owner_kind",
-    )  # fmt: skip
+_INFO_FIELDS = (
+    "pk", "uid", "team_slug", "cluster_queue", "local_queue", "priority_class", "size_class",
+    "gpus", "owner_kind", "flavors_text",
+)  # fmt: skip
+
+
+def _record_rows(records):
+    """The records' columns a ``WorkloadInfo`` is made of, primary key first."""
     rows = records.order_by().annotate(flavors_text=Cast("gpus_by_flavor", TextField()))
-    infos = {}
-    for pk, uid, team, cq, lq, tier, size, gpus, kind, text in rows.values_list(
-        *fields, "flavors_text"
-    ).iterator(chunk_size=CHUNK):
-        infos[pk] = WorkloadInfo(
-            uid, team, cq or lq, tier, size, gpus, kind in NOTEBOOK_OWNERS, text
-        )
+    return rows.values_list(*_INFO_FIELDS)
+
+
+def _info(uid, team, cluster_queue, local_queue, tier, size, gpus, owner_kind, flavors_text):
+    notebook = owner_kind in NOTEBOOK_OWNERS
+    queue = cluster_queue or local_queue
+    return WorkloadInfo(uid, team, queue, tier, size, gpus, notebook, flavors_text)
+
+
+def _infos(records) -> dict[int, WorkloadInfo]:
+    rows = _record_rows(records).iterator(chunk_size=CHUNK)
+    return {pk: _info(*columns) for pk, *columns in rows}
+
+
+def _replay_all(data: WeekInput, records, end) -> dict[int, WorkloadInfo]:
+    """Every workload's runs, waits and pending spans into ``data``, in workload order
+    (the order the sections sum them in); the workloads' infos by primary key."""
+    if connection.vendor == "postgresql":
+        infos = {}
+        for pk, info, steps in _histories_sql(records, end):
+            infos[pk] = info
+            _add(data, replay(info, steps))
+        return infos
+    infos = _infos(records)
+    for pk, steps in _steps(records, end):
+        _add(data, replay(infos[pk], steps))
     return infos
 
 
-def _replay_all(data: WeekInput, infos: dict[int, WorkloadInfo], records, end) -> None:
-    for pk, steps in _steps(records, end):
-        runs, waits, pending = replay(infos[pk], steps)
-        data.runs += runs
-        data.waits += waits
-        data.pending += pending
+def _add(data: WeekInput, replayed) -> None:
+    runs, waits, pending = replayed
+    data.runs += runs
+    data.waits += waits
+    data.pending += pending
 
 
 def _steps(records, end):
-    """(workload, [(type, at seconds, reason, detail)]) in replay order, per workload."""
-    if connection.vendor == "postgresql":
-        yield from _steps_sql(records, end)
-        return
+    """(workload, [(type, at seconds, reason, detail)]) in replay order, per workload,
+    from one row per transition (the path of databases other than PostgreSQL)."""
     rows = (
         WorkloadTransition.objects.filter(workload__in=records.values("pk"), at__lt=end)
         .order_by("workload_id", "at")
@@ -101,38 +127,81 @@ def _steps(records, end):
         yield pk, steps
 
 
-def _steps_sql(records, end):
-    """PostgreSQL: one row per workload with its steps as parallel arrays in replay
-    order — a fifth of the tuples of one row per transition, decoded in C — with epoch
-    seconds computed by the server, and reasons and JSON details sent only for the steps
-    whose reason or detail the replay reads, through a named server-side cursor."""
+def _histories_sql(records, end):
+    """PostgreSQL: (workload, its info, its steps in replay order) in one query, one row
+    per workload, in the shapes that cost least to send and decode (measured at 1M
+    transitions): the types as one space-separated string (a text array makes one
+    Python string per element), epoch seconds as a float8 array in binary (as text, the
+    server's float formatting alone cost a second), and only the reasons and JSON
+    details the replay reads, in step order (of a preemption's detail only the
+    preemptor's uid: it differs every time, so parsing it as JSON would cost a parse per
+    preemption), through a named server-side cursor. A workload without a step before
+    ``end`` comes with no steps."""
     ranks = " ".join(f"WHEN '{kind}' THEN {rank}" for kind, rank in RANK.items())
+    columns, column_params = _record_rows(records).query.sql_with_params()
     subquery, params = records.order_by().values("pk").query.sql_with_params()
-    # array_agg keeps the order of a sorted subquery (GroupAggregate over the sort);
-    # one ORDER BY per aggregate would sort every workload's rows four more times.
+    # The aggregates keep the order of the sorted subquery (GroupAggregate over the
+    # sort); one ORDER BY per aggregate would sort every workload's rows again.
+    # date_part gives float8 microseconds ÷ 10⁶, the value datetime.timestamp() gives
+    # (EXTRACT goes through numeric first, for the same float).
     sql = f"""
-        SELECT workload_id, array_agg(type), array_agg(at), array_agg(reason), array_agg(detail)
-        FROM (
-            SELECT t.workload_id, t.type, EXTRACT(EPOCH FROM t.at)::float8 AS at,
-                   CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason ELSE '' END AS reason,
-                   CASE WHEN t.type IN ('quota_reserved', 'preempted') THEN t.detail::text END
-                       AS detail
-            FROM reports_workloadtransition t
-            WHERE t.workload_id IN ({subquery}) AND t.at < %s
-            ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
-        ) steps
-        GROUP BY workload_id ORDER BY workload_id"""
+        SELECT r.*, s.kinds, s.ats, s.reasons, s.details
+        FROM ({columns}) r LEFT JOIN (
+            SELECT workload_id, string_agg(type, ' ') AS kinds, array_agg(at) AS ats,
+                   array_agg(reason) FILTER (WHERE type IN ({_REASON_READ})) AS reasons,
+                   array_agg(detail) FILTER (WHERE type IN ({_DETAIL_READ})) AS details
+            FROM (
+                SELECT t.workload_id, t.type, date_part('epoch', t.at) AS at,
+                       CASE WHEN t.type IN ({_REASON_READ}) THEN t.reason END AS reason,
+                       CASE t.type WHEN '{_PREEMPTED}' THEN t.detail->>'preemptor_uid'
+                                   WHEN '{_RESERVED}' THEN t.detail::text END AS detail
+                FROM reports_workloadtransition t
+                WHERE t.workload_id IN ({subquery}) AND t.at < %s
+                ORDER BY t.workload_id, t.at, CASE t.type {ranks} ELSE 99 END
+            ) steps
+            GROUP BY workload_id
+        ) s ON s.workload_id = r.pk
+        ORDER BY r.pk"""
     parsed: dict[str, dict] = {}  # most details repeat ({"flavors": {"h100": 1}}): parse once
     with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, [*params, end])
-        while rows := cursor.fetchmany(CHUNK):
-            for pk, kinds, ats, reasons, details in rows:
-                if any(details):
-                    details = [_parse(d, parsed) if d else None for d in details]
-                steps = zip(kinds, ats, reasons, details, strict=True)
+        cursor.cursor.execute(sql, [*column_params, *params, end], binary=True)
+        while rows := cursor.cursor.fetchmany(CHUNK):
+            for pk, *columns, kinds, ats, reasons, details in rows:
+                if kinds is None:
+                    yield pk, _info(*columns), ()
+                    continue
+                steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
                 if ats != sorted(ats):  # the server's aggregation reordered them
                     steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
-                yield pk, steps
+                yield pk, _info(*columns), steps
+
+
+def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:
+    """(type, at, reason, detail) per step, handing each reason and detail sent to the
+    step it belongs to (the server sent them in step order, for those types only)."""
+    reason_of = _placed(kinds, _REASON_KINDS, reasons, "")
+    if details:
+        sent = iter(details)
+        detail_of = [_detail(kind, next(sent), parsed) if kind in _DETAIL_KINDS else None
+                     for kind in kinds]  # fmt: skip
+    else:
+        detail_of = repeat(None, len(kinds))
+    return zip(kinds, ats, reason_of, detail_of, strict=True)
+
+
+def _detail(kind: str, sent: str | None, parsed: dict[str, dict]) -> dict | None:
+    """The detail the replay reads: a reservation's parsed JSON, a preemption's preemptor."""
+    if kind == _PREEMPTED:
+        return {} if sent is None else {"preemptor_uid": sent}
+    return _parse(sent, parsed) if sent else None
+
+
+def _placed(kinds: list[str], wanted: frozenset[str], values, blank):
+    """``values`` at the positions of the ``wanted`` kinds, in order; ``blank`` elsewhere."""
+    if not values:
+        return repeat(blank, len(kinds))
+    sent = iter(values)
+    return [next(sent) if kind in wanted else blank for kind in kinds]
 
 
 def _parse(text: str, parsed: dict[str, dict]) -> dict:

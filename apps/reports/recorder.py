@@ -30,7 +30,7 @@ from apps.reports.services.workload_records import OBJECT_EVENTS
 from core.kube import KubeClient, KubeError
 from informer import cursors
 from informer.kinds import EVENT
-from informer.registry import WORKLOADS, Subscriber
+from informer.registry import JOB_PODS, WORKLOADS, Subscriber
 from informer.run import Delivery, run_informer
 
 CURSOR = WORKLOADS.cursor
@@ -83,6 +83,22 @@ SUBSCRIBER = Subscriber(
     follow_workloads,
     (WORKLOADS,),
     enabled=lambda: settings.QM_HISTORY_RECORDER,
+)
+
+
+def follow_checkpoint_reports(delivery: Delivery) -> dict:
+    """The subscriber of batch pods: the checkpoint a stopped trainer reported in its
+    termination message joins its Workload's history, as its annotation would."""
+    pods = [e.obj for e in delivery.events if e.type in OBJECT_EVENTS]
+    return {"checkpoints": services.record_reported_checkpoints(pods)}
+
+
+CHECKPOINT_SUBSCRIBER = Subscriber(
+    "history-checkpoints",
+    follow_checkpoint_reports,
+    (JOB_PODS,),
+    # The portal's batch pods exist only where it submits jobs, i.e. follows the cluster.
+    enabled=lambda: settings.QM_HISTORY_RECORDER and settings.QM_CLUSTER_SYNC,
 )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kueuemodel import Workload, format_timestamp, parse_duration, set_condition
 
-from . import devices, pods
+from . import devices, pods, volumes
 from .owners import JOB, POD, STATEFULSET, WORKLOAD_ANNOTATION, Owner
 from .recorder import GpuRun, PodWait
 from .state import ACTIVE, FINISHED, RUNNING, PodRecord, Tracked
@@ -298,7 +298,7 @@ def _record_loss(ctl: Controller, t: Tracked, wl: Workload) -> None:
     if started is None:
         return
     now = ctl.clock.now_ms()
-    saved_from = t.checkpoint_ms if t.checkpoint_ms and t.checkpoint_ms >= started else started
+    saved_from = volumes.resume_point(ctl, t, started)
     lost = int(_annotation(wl, LOST_WORK) or 0) + (now - saved_from) // 1000
     saved = int(_annotation(wl, SAVED_WORK) or 0) + (saved_from - started) // 1000
     _annotate(ctl, t, {LOST_WORK: str(lost), SAVED_WORK: str(saved)})
@@ -408,6 +408,7 @@ def checkpoint(ctl: Controller, t: Tracked) -> None:
     last = started + reached * interval
     if last != t.checkpoint_ms:
         t.checkpoint_ms = last
+        volumes.save_checkpoint(ctl, t, last)
         _annotate(ctl, t, {LAST_CHECKPOINT: format_timestamp(last)})
 
 

@@ -84,6 +84,7 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     _core("Service", "services", True, ("svc",), ("status",)),
     _core("Event", "events", True, ("ev",)),
     _core("ConfigMap", "configmaps", True, ("cm",)),
+    _core("PersistentVolumeClaim", "persistentvolumeclaims", True, ("pvc",), ("status",)),
     ResourceType("batch", ("v1",), "Job", "jobs", "job", True, (), ("status",)),
     ResourceType(
         "apps", ("v1",), "StatefulSet", "statefulsets", "statefulset", True, ("sts",), ("status",)

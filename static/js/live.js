@@ -53,14 +53,20 @@
     });
     return el("table", {"class": waiting ? "live-waiting" : "live-admitted"}, [head].concat(rows));
   }
-  function queueSection(q) {
+  // Each queue's chart element, kept from one poll to the next: Plotly.react updates the
+  // drawn figure in place, where a new element and newPlot redrew it whole every poll.
+  var charts = {};
+  function chartOf(q) {
+    return charts[q.name] || el("div", {"class": "live-chart", "data-queue-chart": q.name, role: "img",
+      "aria-label": "GPUs of " + q.name + " per flavor: nominal, in use, borrowed, lent, waiting"});
+  }
+  function queueSection(q, chart) {
     var counters = "admitted " + q.admitted_workloads + " · reserving " + q.reserving_workloads +
       " · pending " + q.pending_workloads + (q.cohort ? " · cohort " + q.cohort : " · no cohort");
     var parts = [
       el("h2", {}, [q.name + " "].concat(q.active ? [] : [el("span", {"class": "badge bad"}, ["inactive"])])),
       el("p", {"class": "muted", "data-counters": ""}, [counters + (q.active_reason ? " — " + q.active_reason : "")]),
-      el("div", {"class": "live-chart", "data-queue-chart": q.name, role: "img",
-                 "aria-label": "GPUs of " + q.name + " per flavor: nominal, in use, borrowed, lent, waiting"}),
+      chart,
       flavorTable(q),
       el("p", {}, ["Waiting now asks for: " + requests(q.pending_requests)]),
       el("h3", {}, ["Admitted (" + q.admitted.length + ")"]),
@@ -81,12 +87,17 @@
       statusBox.textContent = "As of " + when(data.fetched_at) + ".";
     }
     statusBox.setAttribute("data-state", data.state);
-    var sections = data.queues.map(queueSection);
+    var kept = {};  // a queue gone from the answer takes its chart with it
+    var sections = data.queues.map(function (q) {
+      kept[q.name] = chartOf(q);
+      return queueSection(q, kept[q.name]);
+    });
+    charts = kept;
     if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
     body.replaceChildren.apply(body, sections);
-    data.queues.forEach(function (q, i) {  // after the sections are in the page: Plotly measures them
-      if (window.Plotly) Plotly.newPlot(sections[i].querySelector("[data-queue-chart]"), q.chart.data, q.chart.layout,
-                                         {displaylogo: false, responsive: true});
+    data.queues.forEach(function (q) {  // after the sections are in the page: Plotly measures them
+      if (window.Plotly) Plotly.react(charts[q.name], q.chart.data, q.chart.layout,
+                                      {displaylogo: false, responsive: true});
     });
   }
   function poll() {

@@ -28,10 +28,21 @@
     return " Expected cost $" + c.usd.toFixed(2) + " (" + c.gpu_hours + " GPU-hours, " + basis + ").";
   }
 
+  function risk(answer) {
+    var r = answer.preemption_risk;
+    if (!r) return "";
+    var who = " Could be preempted by: " + r.policy_summary + ".";
+    if (r.probability === null) return who + " Preemption risk unknown: " + r.note + ".";
+    if (!r.by_policy.length) return who;
+    return who + " Preemption risk " + (r.probability * 100).toFixed(1) + "% over " +
+      r.run_hours + " h (" + r.preemptions + " preemptions in " + r.admitted_hours +
+      " admitted hours of " + r.scope + ").";
+  }
+
   function words(answer) {
     if (answer.verdict === "never") return "Never: " + answer.summary + ".";
-    if (answer.verdict === "now") return "Now: " + answer.summary + "." + cost(answer);
-    if (answer.verdict === "later") return "Later: " + answer.summary + "." + cost(answer);
+    if (answer.verdict === "now") return "Now: " + answer.summary + "." + cost(answer) + risk(answer);
+    if (answer.verdict === "later") return "Later: " + answer.summary + "." + cost(answer) + risk(answer);
     return (answer.field ? answer.field + ": " : "") + answer.detail;
   }
 

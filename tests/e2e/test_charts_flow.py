@@ -106,6 +106,21 @@ def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, 
     assert bars["waiting (no flavor yet)"] == [8]
     assert found["cohort-tree-chart"]["points"] >= 1
 
+    # The next poll updates the drawn chart in place (Plotly.react): the same element,
+    # still holding every trace, where a redraw would have made a new one.
+    chart = '[data-queue-chart="vision"]'
+    page.evaluate(f"() => {{ document.querySelector('{chart}').dataset.drawing = 'first'; }}")
+    before = page.locator("[data-live-status]").text_content()
+    page.wait_for_function(
+        "(before) => document.querySelector('[data-live-status]').textContent !== before",
+        arg=before,
+        timeout=30_000,
+    )
+    drawing, traces = page.evaluate(
+        f"() => {{ const c = document.querySelector('{chart}'); return [c.dataset.drawing, c.data.length]; }}"
+    )
+    assert (drawing, traces) == ("first", len(bars))
+
     # The holder's page draws what the recorder kept of it (the test plays the watch).
     services.record_workload_events([("ADDED", holder), ("MODIFIED", holder)])
     page.locator("section[data-queue=vision] table.live-admitted a").first.click()

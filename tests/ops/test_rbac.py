@@ -141,7 +141,7 @@ def _call_builder(module: str, builder) -> list[ResourceRef]:
         from apps.queues import kueue
         from apps.queues.reconcile import observe
 
-        kinds = (kueue.NAMESPACE, *observe._KUEUE_KINDS)
+        kinds = (*kueue.KINDS, *observe._KUEUE_KINDS)  # every kind it observes, and Workloads
         return [builder(kind, v) for kind in kinds for v in ("v1beta1", "v1beta2")]
     pytest.fail(f"{module}.{builder.__name__} builds ResourceRefs; teach this test its arguments")
 

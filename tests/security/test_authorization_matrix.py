@@ -463,6 +463,14 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/jobs/{peer_job}/", None, (L, 200, 404, 200, 200, T)),
     ],
     "jobs:sweep-new": [("get", "/sweeps/new/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:sweeps": [("get", "/sweeps/", None, (L, 200, 200, 200, 200, T))],
+    # A team's sweep limit is read by everyone, set by its leads and admins; who may not
+    # set it is refused before the form is read, and out of range re-renders the form.
+    "jobs:sweep-limit": [
+        ("get", "/sweeps/limits/vision/", None, (L, 200, 200, 200, 200, T)),
+        ("post", "/sweeps/limits/vision/", {"per_user": "3"}, (L, 403, 403, 302, 302, T)),
+        ("post", "/sweeps/limits/vision/", {"per_user": "99"}, (L, 403, 403, 200, 200, T)),
+    ],
     "jobs:sweep": [
         ("get", "/sweeps/{sweep}/", None, (L, 200, 404, 200, 200, T)),
         ("get", "/sweeps/{peer_sweep}/", None, (L, 200, 404, 200, 200, T)),
@@ -592,14 +600,14 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
             job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
         ),
         actor=mine,
-    )
+    ).record
     peer_sweep = submit_sweep(
         peer,
         SweepRequest(
             job=JobRequest(template="pytorch-train", flavor="h100"), grid={"seed": [1, 2, 3]}
         ),
         actor=Principal(peer),
-    )
+    ).record
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     return {

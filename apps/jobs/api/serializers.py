@@ -139,6 +139,39 @@ class ExpectedCostSerializer(serializers.Serializer):
     runs_recorded = serializers.IntegerField()
 
 
+class PreemptionRiskSerializer(serializers.Serializer):
+    by_policy = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Who could preempt it once running, by Kueue's preemption settings of its "
+        "queue and its cohort; empty: nobody.",
+    )
+    policy_summary = serializers.CharField(help_text="`by_policy` in one line, or why nobody.")
+    tier = serializers.CharField(
+        allow_null=True, help_text="The priority tier whose history gives the rate."
+    )
+    scope = serializers.CharField(help_text="Whose recorded work the rate counts, and how long.")
+    preemptions = serializers.IntegerField(
+        allow_null=True, help_text="Preemptions recorded in `scope`."
+    )
+    admitted_hours = serializers.FloatField(
+        allow_null=True, help_text="Hours the work of `scope` was admitted."
+    )
+    rate_per_hour = serializers.FloatField(
+        allow_null=True,
+        help_text="`preemptions` ÷ `admitted_hours`; null with no admitted hours (see `note`).",
+    )
+    run_hours = serializers.FloatField(allow_null=True)
+    run_time_basis = serializers.ChoiceField(
+        choices=["recorded_p50", "max_runtime"], help_text="As in `expected_cost`."
+    )
+    probability = serializers.FloatField(
+        allow_null=True,
+        help_text="P(at least one preemption over `run_hours`) = 1 − exp(−rate × run_hours); "
+        "0 when nobody may preempt it; null when there is no rate (see `note`).",
+    )
+    note = serializers.CharField(help_text="How `probability` was found, or why there is none.")
+
+
 class JobQuoteRequestSerializer(JobCreateSerializer):
     kind = serializers.ChoiceField(
         choices=["job"], required=False, help_text="`job` (the default): a batch job's body."
@@ -304,6 +337,11 @@ class QuoteSerializer(serializers.Serializer):
         "when the flavor has no price (see `cost_note`).",
     )
     cost_note = serializers.CharField(help_text="Why there is no expected cost.")
+    preemption_risk = PreemptionRiskSerializer(
+        allow_null=True,
+        help_text="`now` and `later`: who could preempt it once running, and how likely that "
+        "is over its expected run time from its tier's recorded preemption rate.",
+    )
 
 
 class JobEventSerializer(ModelSerializer):

@@ -200,20 +200,23 @@ class SweepViewSet(
         return s.SweepDetailSerializer if self.action == "retrieve" else s.SweepSerializer
 
     @extend_schema(
-        request=s.SweepCreateSerializer, responses={201: s.SweepDetailSerializer, **ERRORS}
+        request=s.SweepCreateSerializer,
+        parameters=[IDEMPOTENCY],
+        responses={201: s.SweepDetailSerializer, **ERRORS},
     )
     def create(self, request):
         data = parse(s.SweepCreateSerializer, request.data)
         sweep_fields = {
             k: data.pop(k) for k in ("parameters", "grid", "concurrency_limit") if k in data
         }
-        sweep = submit_sweep(
+        submission = submit_sweep(
             request.user,
             SweepRequest(job=s.job_request_from(data), **sweep_fields),
             actor=principal(request),
+            idempotency_key=idempotency_key(request),
         )
-        sweep = self.base_queryset.get(pk=sweep.pk)
-        return created(s.SweepDetailSerializer(sweep).data, replayed=False)
+        sweep = self.base_queryset.get(pk=submission.record.pk)
+        return created(s.SweepDetailSerializer(sweep).data, submission.replayed)
 
     @extend_schema(request=None, responses={200: s.SweepDetailSerializer, **ERRORS})
     @action(detail=True, methods=["post"])

@@ -14,13 +14,40 @@ from apps.accounts.models import ApiToken
 from apps.queues.models import ResourceFlavor, Team
 
 
-class SubmittedWorkload(models.Model):
+class IdempotentRequest(models.Model):
+    """A request saved once however often it is retried: who sent it, and its key.
+
+    ``requested_by`` is the principal that asked (the owner, or a launcher token's user
+    acting for them, see ``via_token``). ``(requested_by, idempotency_key)`` is unique,
+    so a retried request finds the first row instead of making a second one
+    (``services.idempotency``).
+    """
+
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    via_token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        abstract = True
+        constraints = [
+            models.UniqueConstraint(
+                fields=["requested_by", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="one_%(class)s_per_idempotency_key",
+            ),
+        ]
+
+
+class SubmittedWorkload(IdempotentRequest):
     """The fields, the idempotency rule and the state helpers a notebook and a batch job share.
 
-    ``owner`` is who the workload is for; ``requested_by`` is the principal that asked
-    (the owner, or a launcher token's user acting for them, see ``via_token``).
-    ``(requested_by, idempotency_key)`` is unique, so a retried request finds the first
-    row instead of making a second one.
+    ``owner`` is who the workload is for; who asked, and the request's idempotency key,
+    are ``IdempotentRequest``'s.
 
     Each subclass names its ``STATES`` (a TextChoices with ``active_values``,
     ``followed_values`` and ``terminal_values``) and declares ``state`` itself, with
@@ -33,17 +60,9 @@ class SubmittedWorkload(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="%(class)ss"
     )
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
-    via_token = models.ForeignKey(
-        ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
     team = models.ForeignKey(Team, on_delete=models.PROTECT, related_name="%(class)ss")
     cpu = models.CharField(max_length=64, blank=True)
     memory = models.CharField(max_length=64, blank=True)
-    idempotency_key = models.CharField(max_length=255, blank=True)
-    request_hash = models.CharField(max_length=64, blank=True)
     namespace = models.CharField(max_length=63)
     name = models.CharField(max_length=63)
     display_name = models.CharField(max_length=100, blank=True)
@@ -65,16 +84,9 @@ class SubmittedWorkload(models.Model):
     # Bumped by every status write; status updates are conditional on the version read.
     version = models.PositiveIntegerField(default=1)
 
-    class Meta:
+    class Meta(IdempotentRequest.Meta):
         abstract = True
         ordering = ["-created_at", "-pk"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["requested_by", "idempotency_key"],
-                condition=~Q(idempotency_key=""),
-                name="one_%(class)s_per_idempotency_key",
-            ),
-        ]
 
     def __str__(self) -> str:
         return f"{self.namespace}/{self.name}"

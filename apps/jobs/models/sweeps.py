@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from apps.jobs.choices import SweepState
+from apps.jobs.models.base import IdempotentRequest
 from apps.jobs.querysets import SweepQuerySet
 from apps.jobs.trials import Progress, progress
 from apps.queues.models import Team
@@ -30,7 +31,7 @@ class SweepLimit(models.Model):
         return f"sweeps of {self.team}: {self.per_user} per user (≤ {self.max_per_user})"
 
 
-class Sweep(models.Model):
+class Sweep(IdempotentRequest):
     """A job template submitted as ``len(trials)`` batch jobs, released ``concurrency_limit`` at a time.
 
     ``job_spec`` holds the submission fields every trial shares (a ``JobRequest`` as a
@@ -55,7 +56,7 @@ class Sweep(models.Model):
 
     objects = SweepQuerySet.as_manager()
 
-    class Meta:
+    class Meta(IdempotentRequest.Meta):
         ordering = ["-created_at", "-pk"]
         indexes = [models.Index(fields=["owner", "team", "state"])]
 

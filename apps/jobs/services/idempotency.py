@@ -1,4 +1,4 @@
-"""Idempotency keys, one way for notebooks and jobs alike.
+"""Idempotency keys, one way for notebooks, jobs and sweeps alike.
 
 A retry with the same key and body gets the first object back (``replayed``); the
 same key with another body is refused. Both hold under concurrent retries.
@@ -11,15 +11,15 @@ from typing import Generic, NamedTuple, TypeVar
 
 from django.db import IntegrityError, transaction
 
-from apps.jobs.models.base import SubmittedWorkload
+from apps.jobs.models.base import IdempotentRequest
 from apps.jobs.services.common import Principal, request_hash
 from core.errors import RuleBroken
 
-M = TypeVar("M", bound=SubmittedWorkload)
+M = TypeVar("M", bound=IdempotentRequest)
 
 
 class Submission(NamedTuple, Generic[M]):
-    """What a submission (a job, a notebook request) returns: the row, and whether it
+    """What a submission (a job, a notebook request, a sweep) returns: the row, and whether it
     is the one an earlier request with the same key made."""
 
     record: M

@@ -398,6 +398,22 @@ def _tell_preempted(job: BatchJob, event: JobEvent, loss: WorkLost | None) -> No
     )
 
 
+def _narrowed(event: JobEvent, loss: WorkLost | None) -> bool:
+    """Whether a checkpoint is now known for a preemption recorded without one: the
+    stopped pods' termination messages arrive after the eviction was recorded."""
+    return loss is not None and loss.since == "checkpoint" and event.lost_since != "checkpoint"
+
+
+def _narrow_loss(job: BatchJob, event: JobEvent, loss: WorkLost) -> int:
+    """Record the loss since that checkpoint; returns the change in lost seconds."""
+    before = event.lost_gpu_minutes
+    old_seconds = 0 if before is None else round(before * 60 / job.total_gpus)
+    JobEvent.objects.filter(pk=event.pk).update(
+        lost_gpu_minutes=Decimal(loss.seconds * job.total_gpus) / 60, lost_since=loss.since
+    )
+    return loss.seconds - old_seconds
+
+
 def _admitted_before(job: BatchJob, at: datetime) -> datetime | None:
     """When the run a preemption at ``at`` ended began (its latest admission)."""
     admitted = job.events.filter(kind=JobEventKind.ADMITTED, at__lte=at).order_by("-at")
@@ -442,6 +458,8 @@ def apply_job_status(job: BatchJob, status: JobStatus, *, now: datetime) -> bool
         if created and entry.kind == JobEventKind.PREEMPTED:
             lost_total += loss.seconds if loss else 0
             _tell_preempted(job, event, loss)
+        elif entry.kind == JobEventKind.PREEMPTED and _narrowed(event, loss):
+            lost_total += _narrow_loss(job, event, loss)
     values = {
         "state": status.state,
         "state_reason": status.reason,

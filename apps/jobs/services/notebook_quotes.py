@@ -9,12 +9,22 @@ would free the room, ``pool_eta``) when it is full.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django.utils import timezone
 
 from apps.jobs import verdict
 from apps.jobs.eta import StartEstimate
+from apps.jobs.expected_cost import run_time
 from apps.jobs.models import Notebook
 from apps.jobs.pool_eta import Holder, room_at
+from apps.jobs.pool_queue import pool_snapshot
+from apps.jobs.preemption_risk import (
+    PreemptionRisk,
+    policy_summary,
+    preemption_risk,
+    who_could_preempt,
+)
 from apps.jobs.run_history import expected_run, recorded_lifetimes
 from apps.jobs.services.common import Principal
 from apps.jobs.services.notebooks import (
@@ -23,6 +33,7 @@ from apps.jobs.services.notebooks import (
     checked_notebook_request,
 )
 from apps.jobs.services.quotes import priced
+from apps.queues.kueue import render_cluster_queue
 from core.errors import RuleBroken
 
 
@@ -47,7 +58,20 @@ def quote_notebook(user, spec: NotebookRequest, *, actor: Principal) -> verdict.
     else:
         answer = verdict.Verdict(verdict.NOW, f"it would start now on the pool's {flavor.name}")
     own = expected_run(lifetimes.get((team.pk, flavor.pk), []), ttl_hours * 3600)
+    answer = replace(answer, risk=_pool_risk(pool, own, ttl_hours * 3600))
     return priced(answer, flavor.name, spec.gpus, own, ttl_hours * 3600)
+
+
+def _pool_risk(pool, run, bound_s: int) -> PreemptionRisk:
+    """The pool's queue preempts nothing within itself and never borrows, so by its
+    policy nothing may preempt a notebook; its tier's batch history does not apply."""
+    objects = [render_cluster_queue(pool_snapshot(pool))]
+    threats = who_could_preempt(
+        objects, pool.name, priority=pool.priority_tier.value, higher_tier=True, borrows=False
+    )
+    summary = policy_summary(objects, pool.name, threats, borrows=False)
+    run_s, basis = run_time(run, bound_s)
+    return preemption_risk(threats, summary, None, run_hours=run_s / 3600, run_time_basis=basis)
 
 
 def _full(reason: str, pool, pool_flavor, gpus: int, *, now) -> verdict.Verdict:

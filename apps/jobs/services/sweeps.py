@@ -17,6 +17,7 @@ from django.utils import timezone
 from apps.jobs.choices import JobEventKind, SweepState
 from apps.jobs.models import BatchJob, JobEvent, Sweep, SweepLimit
 from apps.jobs.services.common import SYSTEM, Principal, after_commit, audit, job_to_submit
+from apps.jobs.services.idempotency import Idempotency, Submission
 from apps.jobs.services.jobs import MAX_COMMAND_ARGS, JobRequest, build_job, cancel_job
 from apps.jobs.trials import expand_trials, trial_command
 from apps.queues.models import Membership, Team
@@ -43,9 +44,18 @@ def sweep_limit(team: Team) -> SweepLimit:
 
 
 @transaction.atomic
-def submit_sweep(user, request: SweepRequest, *, actor: Principal, now=None) -> Sweep:
-    """Check the sweep by every job rule, save it and release its first trials."""
+def submit_sweep(
+    user, request: SweepRequest, *, actor: Principal, idempotency_key: str = "", now=None
+) -> Submission[Sweep]:
+    """Check the sweep by every job rule, save it and release its first trials.
+
+    A retry with the same ``idempotency_key`` and body returns the first sweep, as for
+    a job: one key per requester.
+    """
     now = now or timezone.now()
+    once = Idempotency.of(Sweep, idempotency_key, owner=user, spec=request, actor=actor)
+    if (replayed := once.replay()) is not None:
+        return replayed
     trials = expand_trials(request.parameters, request.grid)
     first = build_job(user, request.job, actor=actor, now=now)  # every trial shares these
     widest = max(len(t) for t in trials)
@@ -78,16 +88,21 @@ def submit_sweep(user, request: SweepRequest, *, actor: Principal, now=None) -> 
             priority_tier=first.priority_tier.name,
         )
     )
-    sweep = Sweep.objects.create(
-        owner=user,
-        team=first.team,
-        template=first.template,
-        display_name=request.job.display_name[:100],
-        job_spec=job_spec,
-        trials=trials,
-        concurrency_limit=limit,
-        created_at=now,
+    submission = once.insert(
+        Sweep(
+            owner=user,
+            team=first.team,
+            template=first.template,
+            display_name=request.job.display_name[:100],
+            job_spec=job_spec,
+            trials=trials,
+            concurrency_limit=limit,
+            created_at=now,
+        )
     )
+    if submission.replayed:
+        return submission
+    sweep = submission.record
     audit(
         actor,
         AuditAction.CREATE,
@@ -96,7 +111,7 @@ def submit_sweep(user, request: SweepRequest, *, actor: Principal, now=None) -> 
         after={"trials": len(trials), "limit": limit, "tier": first.priority_tier.name},
     )
     release_trials(sweep.pk, now=now)
-    return sweep
+    return submission
 
 
 def _lock_owner(sweep: Sweep) -> bool:
@@ -225,7 +240,7 @@ def set_sweep_limit(
             code="forbidden",
             field="max_per_user",
         )
-    if not (is_admin or permissions.is_lead_of(actor, team)):
+    if not permissions.can_set_sweep_limit(actor, team):
         raise NotAllowed(f"only a lead of {team} or an admin sets its sweep limit")
     row = SweepLimit.objects.select_for_update().filter(team=team).first() or sweep_limit(team)
     before = {"per_user": row.per_user, "max_per_user": row.max_per_user}

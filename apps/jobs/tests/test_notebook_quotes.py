@@ -48,6 +48,17 @@ def test_a_notebook_with_room_starts_now(roomy, scientist):
     assert (body["verdict"], body["summary"]) == ("now", "it would start now on the pool's h100")
 
 
+def test_by_its_policy_nothing_may_preempt_a_notebook(roomy, scientist):
+    # The pool's ClusterQueue has withinClusterQueue: Never and never borrows.
+    body = api_as(scientist).post("/api/v1/quotes/", NOTEBOOK, format="json").json()
+    risk = body["preemption_risk"]
+    assert (risk["by_policy"], risk["probability"]) == ([], 0.0)
+    assert risk["policy_summary"] == (
+        "none: its queue preempts nothing within itself (withinClusterQueue: Never) "
+        "and it borrows nothing"
+    )
+
+
 def test_a_full_pool_frees_room_when_its_first_notebook_is_expected_to_end(roomy, scientist, lead):
     # vision's ended h100 notebooks lived 1, 2 and 3 h: p50 = 2 h; p90: h = 2 × 0.9 = 1.8,
     # 2 + 0.8 × (3 − 2) = 2.8 h = 10,080 s.

@@ -34,11 +34,15 @@ def test_a_yaml_job_is_quoted_for_the_given_user(sim, scientist, queue, template
     rows = BatchJob.objects.count(), AuditEntry.objects.count()
     text = run_quote(job_yaml, "--as", "scientist")
     # Empty cluster: vision's own 16 h100 take 8 at once. No run recorded: 8 GPUs × the
-    # default maximum of 1 h = 8 GPU-hours × $2.50 = $20.00, at most.
+    # default maximum of 1 h = 8 GPU-hours × $2.50 = $20.00, at most. vision's queue
+    # preempts nothing (withinClusterQueue: Never) and the job borrows nothing.
     assert text.splitlines() == [
         "now: it would be admitted now on h100",
         "expected cost: $20.00 (8.0 GPU-hours × $2.5/GPU-hour, price-table; "
         "run time 1.0 h, max_runtime)",
+        "preempted by: none: its queue preempts nothing within itself "
+        "(withinClusterQueue: Never) and it borrows nothing",
+        "preemption risk: 0% (its queue's preemption policy lets nothing preempt it)",
     ]
     assert (BatchJob.objects.count(), AuditEntry.objects.count()) == rows
 

@@ -9,7 +9,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from apps.jobs import cluster_sync
+from apps.jobs.arrival_history import Arrivals
+from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times, in_reported_order
+from apps.jobs.models import JobTemplate
 from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.jobs.services.pool import save_setting
 from apps.jobs.tests.kit import record_runs
 from apps.queues.reconcile.run import reconcile
 from core.kube import KubeClient
@@ -74,10 +78,43 @@ def test_a_job_behind_a_running_one_starts_when_its_recorded_run_time_ends(full_
         "p50": iso(started + timedelta(seconds=1500 + 1)),
         "p90": iso(started + timedelta(seconds=2100 + 1)),
     }
+    # The five pytorch-train jobs were submitted just now, as p3-low like the quoted job:
+    # 5 ÷ 168 h = 0.0298 an hour, one every 33.6 h, long after the quoted job starts.
     assert body["estimate_note"] == (
-        "from the recorded run times of the running and queued workloads"
+        "from the recorded run times of the running and queued workloads; "
+        "with arrivals at the last 7 days' rate: 0.0298 an hour of p3-low"
     )
     assert f"estimated start {iso(started + timedelta(seconds=1501))} (p50)" in body["summary"]
+
+
+def test_higher_priority_arrivals_at_the_recent_rate_go_first(
+    full_queue, scientist, template, admin
+):
+    eval_template = JobTemplate(name="short-eval", image="registry.example.com/ml/eval:1")
+    save_setting(eval_template, actor=admin, created=True)
+    # pytorch-train runs 10 h (two recorded runs of 600 min: p50 = p90 = 10 h).
+    record_runs(scientist, [600, 600])
+    # 28 p2-standard short-eval jobs this week, each ran 1 h: 28 ÷ 168 h = 1/6 an hour,
+    # so one arrives every 6 h from now, runs 1 h, and outranks the p3-low quoted job.
+    record_runs(scientist, [60] * 28, template="short-eval", priority_tier="p2-standard")
+    running = run_one(scientist, max_runtime_minutes=720)
+    started = reserved_at(running)
+
+    body = api_as(scientist).post("/api/v1/quotes/", EIGHT, format="json").json()
+
+    # The running job ends 36,000 s after its reservation; the arrival of now + 6 h has
+    # waited since and goes first 1 s later (higher priority), runs 3,600 s, and the quoted
+    # job takes the 8 GPUs 1 s after it ends: 36,000 + 1 + 3,600 + 1 = 39,602 s, before the
+    # next arrival at now + 12 h. Without arrivals it would be 36,001 s.
+    assert body["verdict"] == "later"
+    start = iso(started + timedelta(seconds=39_602))
+    assert body["estimated_start"] == {"p50": start, "p90": start}
+    # Rates: p2-standard 28 ÷ 168 = 0.167 an hour; p3-low (two recorded runs and the
+    # running job) 3 ÷ 168 = 0.0179 an hour, one every 56 h.
+    assert body["estimate_note"] == (
+        "from the recorded run times of the running and queued workloads; with arrivals at "
+        "the last 7 days' rate: 0.167 an hour of p2-standard, 0.0179 an hour of p3-low"
+    )
 
 
 def test_without_recorded_runs_there_is_no_start_and_the_note_says_why(full_queue, scientist):
@@ -86,8 +123,10 @@ def test_without_recorded_runs_there_is_no_start_and_the_note_says_why(full_queu
     assert body["verdict"] == "later"
     assert body["estimated_start"] is None
     # The asker's own team's workload is named.
+    # The running job is p3-low's one submission of the week, without a recorded run.
     assert body["estimate_note"] == (
-        f"no recorded run time of {o.key(running)}, which the model then keeps running"
+        f"no recorded run time of {o.key(running)}, which the model then keeps running; "
+        "no arrivals of p3-low simulated: no recorded run time"
     )
     assert "no start estimate (" in body["summary"]
 
@@ -107,3 +146,54 @@ def test_another_teams_workloads_without_history_are_counted_not_named(
     )
     assert "team-vision" not in str(body)
     assert o.key(running) not in str(body)
+
+
+def test_arrivals_are_evenly_spaced_at_the_rate_and_stop_at_the_horizon():
+    hour = 3_600_000
+    # 1/6 an hour: one every 6 h, the first 6 h from now; none past 20 h.
+    assert arrival_times(1 / 6, now_ms=0, until_ms=20 * hour) == [6 * hour, 12 * hour, 18 * hour]
+    # 1,000 an hour for 14 days would be 336,000: at most MAX_ARRIVALS (400), 3.6 s apart.
+    many = arrival_times(1000, now_ms=0, until_ms=HORIZON_MS)
+    assert (len(many), many[-1]) == (MAX_ARRIVALS, 400 * 3_600)
+
+
+def workload(name: str, created: str, priority: int = 10) -> dict:
+    return {
+        "kind": "Workload",
+        "metadata": {"namespace": "team-vision", "name": name, "creationTimestamp": created},
+        "spec": {"priority": priority},
+    }
+
+
+def test_queued_work_takes_the_visibility_apis_order_within_a_priority():
+    a, b = workload("a", "2026-12-05T10:00:00Z"), workload("b", "2026-12-05T10:01:00Z")
+    c = workload("c", "2026-12-05T10:02:00Z")
+    high = workload("high", "2026-12-05T10:03:00Z", priority=100)
+    # Kueue's order in vision: c, a, high, b (an order across priorities is not followed).
+    reported = {
+        "vision": {"team-vision/c": 1, "team-vision/a": 2, "team-vision/high": 3,
+                   "team-vision/b": 4},
+        "nlp": None,  # not served: nlp's workloads keep their times
+    }  # fmt: skip
+    ordered = in_reported_order([a, b, c, high], reported)
+    # The priority-10 three swap their times: c the oldest (10:00), then a, then b.
+    stamps = [w["metadata"]["creationTimestamp"] for w in ordered]
+    assert stamps == [
+        "2026-12-05T10:01:00Z",  # a
+        "2026-12-05T10:02:00Z",  # b
+        "2026-12-05T10:00:00Z",  # c
+        "2026-12-05T10:03:00Z",  # high, alone at its priority
+    ]
+    assert a["metadata"]["creationTimestamp"] == "2026-12-05T10:00:00Z"  # inputs untouched
+    assert in_reported_order([a, b], {}) == [a, b]
+
+
+def test_the_note_says_which_arrivals_were_cut_or_left_out():
+    arrivals = Arrivals((), (("p2-standard", 2.4), ("p3-low", 0.5)), ("p1-high",))
+    # 2.4 an hour over 14 days (336 h) would be 806 arrivals: the first 400 only, which
+    # come within 400 ÷ 2.4 = 166.7 h. 0.5 an hour gives 168, all of them.
+    assert arrivals.note == (
+        "with arrivals at the last 7 days' rate: 2.4 an hour of p2-standard (the first 400 "
+        "only, to 167 h from now), 0.5 an hour of p3-low; no arrivals of p1-high simulated: "
+        "no recorded run time"
+    )

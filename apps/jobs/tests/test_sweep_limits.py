@@ -51,7 +51,7 @@ def test_a_sweep_above_the_team_limit_is_refused_and_nothing_written(
 
 def test_a_sweep_releases_its_limit_at_the_lowest_tier_by_default(queue, template, scientist):
     request = SweepRequest(job=JOB, grid={"seed": [1, 2, 3, 4, 5]})
-    sweep = submit_sweep(scientist, request, actor=Principal(scientist))
+    sweep = submit_sweep(scientist, request, actor=Principal(scientist)).record
     assert sweep.concurrency_limit == 2  # the default per-user limit
     trials = BatchJob.objects.filter(sweep=sweep).order_by("trial_index")
     # 5 trials, limit 2: trials 1 and 2 released, 3–5 wait in the portal

@@ -30,7 +30,7 @@ def six_trials(user, seconds: int) -> Sweep:
         template="pytorch-train", flavor="h100", gpus_per_pod=1, sim_duration_seconds=seconds
     )
     request = SweepRequest(job=job, grid={"seed": [1, 2, 3, 4, 5, 6]}, concurrency_limit=2)
-    return submit_sweep(user, request, actor=Principal(user))
+    return submit_sweep(user, request, actor=Principal(user)).record
 
 
 def on_cluster(sweep: Sweep) -> tuple[int, int]:

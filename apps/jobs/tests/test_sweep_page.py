@@ -5,7 +5,8 @@ import re
 import pytest
 
 from apps.jobs.choices import SweepState
-from apps.jobs.models import BatchJob, Sweep
+from apps.jobs.models import BatchJob, Sweep, SweepLimit
+from apps.queues.models import AuditEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -55,3 +56,59 @@ def test_bad_json_is_refused_on_the_form_naming_the_field(client, scientist, que
     assert response.status_code == 200
     assert "this is JSON, e.g." in response.content.decode()
     assert not Sweep.objects.exists()
+
+
+def sweep_rows(html: str) -> list[list[str]]:
+    """Per sweep of the list: done, running, waiting, failed, cancelled, trials, at once."""
+    table = html.split('id="sweeps"')[1].split("</table>")[0]
+    return [re.findall(r'<td class="num">(\d+)</td>', row) for row in table.split("<tr>")[2:]]
+
+
+def test_the_sweep_list_shows_each_sweeps_progress_and_scope(
+    client, scientist, lead, queue, template
+):
+    client.force_login(scientist)
+    client.post("/sweeps/new/", FORM)  # 3 trials, the team's default limit of 2
+    client.force_login(lead)
+    client.post("/sweeps/new/", {**FORM, "grid": '{"seed": [1, 2]}', "concurrency_limit": "1"})
+    client.post(f"/sweeps/{Sweep.objects.get(owner=lead).pk}/cancel/")
+
+    team_page = client.get("/sweeps/").content.decode()
+    # newest first: the lead's (2 trials, 1 released then cancelled, 1 never released:
+    # both cancelled), then the scientist's (3 waiting, 2 of them released)
+    assert sweep_rows(team_page) == [
+        ["0", "0", "0", "0", "2", "2", "1"],
+        ["0", "0", "3", "0", "0", "3", "2"],
+    ]
+    mine = client.get("/sweeps/?scope=mine").content.decode()
+    assert sweep_rows(mine) == [["0", "0", "0", "0", "2", "2", "1"]]
+
+
+def test_a_lead_sets_the_limit_per_user_on_its_page(client, lead, scientist, team):
+    client.force_login(scientist)
+    assert client.post(f"/sweeps/limits/{team.slug}/", {"per_user": "3"}).status_code == 403
+    page = client.get(f"/sweeps/limits/{team.slug}/").content.decode()
+    assert "<button" not in page.split("</table>")[1]  # scientists read, no form
+
+    client.force_login(lead)
+    response = client.post(f"/sweeps/limits/{team.slug}/", {"per_user": "9"})
+    # out of the default envelope of 8: the rule and an example, nothing written
+    assert response.status_code == 200
+    assert "per_user must be 1–8 (the team&#x27;s envelope, max_per_user), e.g. 2" in (
+        response.content.decode()
+    )
+    assert not SweepLimit.objects.exists()
+    # a lead may not set the envelope: the form has no such field, so it is ignored
+    response = client.post(f"/sweeps/limits/{team.slug}/", {"per_user": "3", "max_per_user": "50"})
+    assert response.status_code == 302
+    limit = SweepLimit.objects.get(team=team)
+    assert (limit.per_user, limit.max_per_user) == (3, 8)
+    assert AuditEntry.objects.filter(reason="sweep limit per user").count() == 1
+
+
+def test_an_admin_lowers_the_envelope_and_the_limit_follows(client, admin, team):
+    client.force_login(admin)
+    client.post(f"/sweeps/limits/{team.slug}/", {"per_user": "5"})
+    client.post(f"/sweeps/limits/{team.slug}/", {"max_per_user": "4"})
+    limit = SweepLimit.objects.get(team=team)
+    assert (limit.per_user, limit.max_per_user) == (4, 4)  # min(5, the new envelope 4)

@@ -24,8 +24,12 @@ def finish(job: BatchJob) -> None:
 
 def test_two_workers_releasing_at_once_stay_within_the_user_limit(queue, template, scientist):
     me = Principal(scientist)
-    first = submit_sweep(scientist, SweepRequest(job=JOB, grid={"seed": [1, 2, 3, 4]}), actor=me)
-    second = submit_sweep(scientist, SweepRequest(job=JOB, grid={"seed": [5, 6, 7, 8]}), actor=me)
+    first = submit_sweep(
+        scientist, SweepRequest(job=JOB, grid={"seed": [1, 2, 3, 4]}), actor=me
+    ).record
+    second = submit_sweep(
+        scientist, SweepRequest(job=JOB, grid={"seed": [5, 6, 7, 8]}), actor=me
+    ).record
     # The user's limit is 2 (the default): the first sweep holds 2, the second waits.
     assert BatchJob.objects.filter(sweep=first).count() == 2
     assert BatchJob.objects.filter(sweep=second).count() == 0

@@ -74,3 +74,23 @@ def test_the_list_costs_a_fixed_number_of_queries(
     with django_assert_max_num_queries(6):
         response = client.get(URL)
     assert [s["trials"] for s in response.json()["results"]] == [4, 4, 4]
+
+
+def test_a_retried_sweep_with_its_key_is_stored_once(scientist, queue, template):
+    client = api_as(scientist)
+    first = client.post(URL, BODY, format="json", HTTP_IDEMPOTENCY_KEY="sweep-1")
+    again = client.post(URL, BODY, format="json", HTTP_IDEMPOTENCY_KEY="sweep-1")
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first
+    assert again.json()["id"] == first.json()["id"]
+    # one sweep, and only its first release: 4 trials at the default limit of 2
+    assert Sweep.objects.count() == 1 and BatchJob.objects.count() == 2
+
+    other = client.post(
+        URL, {**BODY, "grid": {"seed": [1]}}, format="json", HTTP_IDEMPOTENCY_KEY="sweep-1"
+    )
+    assert other.status_code == 422 and other.json()["code"] == "idempotency_key_reused"
+    assert Sweep.objects.count() == 1
+    # without a key, the same body is a second sweep
+    assert client.post(URL, BODY, format="json").status_code == 201
+    assert Sweep.objects.count() == 2

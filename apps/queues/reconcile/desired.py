@@ -63,6 +63,15 @@ def load_namespace_rules() -> NamespaceRules:
     return NamespaceRules(protected=protected_patterns(), adopted=frozenset(adopted))
 
 
+def checkpoint_volume() -> kueue.CheckpointVolume | None:
+    """The checkpoint claim each team namespace gets, or None without a storage class."""
+    if not settings.QM_CHECKPOINT_STORAGE_CLASS:
+        return None
+    return kueue.CheckpointVolume(
+        settings.QM_CHECKPOINT_STORAGE_CLASS, settings.QM_CHECKPOINT_VOLUME_SIZE
+    )
+
+
 def load_state() -> kueue.PolicyState:
     """Read every policy row once (a fixed number of queries, whatever the size)."""
     return kueue.PolicyState(
@@ -71,6 +80,7 @@ def load_state() -> kueue.PolicyState:
         tiers=load_tiers(),
         teams=load_teams(),
         queues=[queue_snapshot(q) for q in Queue.objects.with_policy()] + provided_queues(),
+        checkpoint_volume=checkpoint_volume(),
     )
 
 

@@ -22,6 +22,8 @@ def ref(kind: str, version: str) -> ResourceRef:
     """Where ``kind`` is served when we speak Kueue ``version``."""
     if kind == kueue.NAMESPACE:
         return ResourceRef("", "v1", "namespaces", kind, False)
+    if kind == kueue.PERSISTENT_VOLUME_CLAIM:
+        return ResourceRef("", "v1", "persistentvolumeclaims", kind, True)
     plural, namespaced = _KUEUE_KINDS[kind]
     return ResourceRef(kueue.GROUP, version, plural, kind, namespaced)
 

@@ -9,7 +9,8 @@ Rules (each one a test in ``tests/test_reconcile_plan.py``):
 * An object of ours that is no longer desired is deleted — unless it is a
   ClusterQueue or LocalQueue still running workloads: then it is held
   (``stopPolicy: Hold``) and deleted by a later run once it is empty.
-* Namespaces are never deleted: when no longer desired they only lose our labels.
+* Namespaces and checkpoint volumes (PersistentVolumeClaims) are never deleted:
+  when no longer desired they only lose our labels, so no data goes with them.
 * Objects without our label are never touched; if one has the name we want,
   the action is ``blocked`` and reported.
 * Nothing is written in a protected namespace (``kube-*``, ``default``, the portal's
@@ -40,6 +41,15 @@ CREATE, UPDATE, DELETE, HOLD, BLOCKED, UNCHANGED = (
     "unchanged",
 )
 HOLDABLE = (kueue.CLUSTER_QUEUE, kueue.LOCAL_QUEUE)
+# Deleting a namespace deletes everything in it, deleting a claim its checkpoints:
+# far too dangerous to automate, so these are released instead (our labels removed).
+RELEASED = {
+    kueue.NAMESPACE: "no longer a team namespace: our labels removed, namespace kept",
+    kueue.PERSISTENT_VOLUME_CLAIM: (
+        "no longer a checkpoint volume of ours: our labels removed, claim and data kept "
+        "(delete it by hand once nobody needs its checkpoints)"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -265,12 +275,12 @@ def _drift(changes: tuple[Change, ...], last: dict | None, observed: dict) -> tu
 
 def _for_leftover(live: dict, busy: dict[Key, int], version: str) -> Action:
     key = kueue.object_key(live)
-    if key[0] == kueue.NAMESPACE:
-        # Deleting a namespace deletes everything in it: far too dangerous to automate.
+    if key[0] in RELEASED:
         changes = diff({}, {p: v for p, v in project(live, version).items() if p[1] == "labels"})
         patch = merge_patch(changes, live["metadata"].get("resourceVersion"))
-        message = "no longer a team namespace: our labels removed, namespace kept"
-        return Action(UPDATE, key, observed=live, changes=changes, patch=patch, message=message)
+        return Action(
+            UPDATE, key, observed=live, changes=changes, patch=patch, message=RELEASED[key[0]]
+        )
     running = busy.get(key, 0)
     if key[0] in HOLDABLE and running:
         return _hold(key, live, running)

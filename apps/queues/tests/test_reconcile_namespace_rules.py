@@ -55,6 +55,7 @@ def test_an_existing_unlabelled_namespace_is_not_ours_until_adopted():
     there = _in("team-nlp", p.plan(desired, observed, version=V))
     assert {(a.kind, a.verb) for a in there} == {
         ("Namespace", p.BLOCKED),
+        ("PersistentVolumeClaim", p.BLOCKED),  # the team's checkpoint volume
         ("LocalQueue", p.BLOCKED),
     }
     assert "exists, not ours; adopt?" in there[0].message

@@ -18,10 +18,14 @@ from collections import defaultdict
 from apps.reports.compute.records import WeekInput, run_gpu_hours
 
 
-def team_rows(week: WeekInput, utilisation: list[dict]) -> list[dict]:
+def team_rows(
+    week: WeekInput, utilisation: list[dict], run_hours: list[float] | None = None
+) -> list[dict]:
+    """One row per team; ``run_hours``: ``run_gpu_hours(week)`` when the caller has it."""
     used = {row["team"]: row["used_gpu_hours"] for row in utilisation}
+    run_hours = run_gpu_hours(week) if run_hours is None else run_hours
     hours: dict[tuple[str, str], float] = defaultdict(float)
-    for run, spent in zip(week.runs, run_gpu_hours(week), strict=True):
+    for run, spent in zip(week.runs, run_hours, strict=True):
         hours[(run.team, run.flavor)] += spent
     nominal: dict[tuple[str, str], float] = defaultdict(float)
     for q in week.quotas:

@@ -145,12 +145,17 @@ def queue_rows(week: WeekInput) -> list[dict]:
     ]
 
 
-def team_rows(week: WeekInput, queues: list[dict] | None = None) -> list[dict]:
+def team_rows(
+    week: WeekInput, queues: list[dict] | None = None, run_hours: list[float] | None = None
+) -> list[dict]:
+    """One row per team; ``queues`` and ``run_hours`` (``queue_rows``, ``run_gpu_hours``)
+    when the caller has them."""
     nominal, weight = _team_quota(week)
     received: dict[str, float] = defaultdict(float)
     decayed: dict[str, float] = defaultdict(float)
     per_flavor: dict[tuple[str, str], float] = defaultdict(float)
-    hours_and_decayed = zip(run_gpu_hours(week), decayed_gpu_hours(week), strict=True)
+    run_hours = run_gpu_hours(week) if run_hours is None else run_hours
+    hours_and_decayed = zip(run_hours, decayed_gpu_hours(week), strict=True)
     for run, (hours, weighted) in zip(week.runs, hours_and_decayed, strict=True):
         received[run.team] += hours
         decayed[run.team] += weighted

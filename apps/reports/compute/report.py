@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from apps.reports.compute import cost, fairness, fragmentation, preemption, utilisation, waits
-from apps.reports.compute.records import WeekInput
+from apps.reports.compute.records import WeekInput, run_gpu_hours
 
 MAX_EVENTS = 500
 
 
 def build(week: WeekInput, gaps: list[dict] | None = None) -> dict:
     queues = fairness.queue_rows(week)
-    usage = utilisation.team_rows(week)
+    run_hours = run_gpu_hours(week)  # three sections sum them: computed once
+    usage = utilisation.team_rows(week, run_hours)
     losses = preemption.loss_rows(week)
     return {
         "period": week.period(),
         **waits.sections(week),
-        "fairness": {"teams": fairness.team_rows(week, queues), "queues": queues},
+        "fairness": {"teams": fairness.team_rows(week, queues, run_hours), "queues": queues},
         "preemption": {
             # The biggest losses only: a busy week has thousands; totals use them all.
             "events": sorted(losses, key=lambda e: -e["lost_gpu_hours"])[:MAX_EVENTS],
@@ -24,7 +25,7 @@ def build(week: WeekInput, gaps: list[dict] | None = None) -> dict:
             "pairs": preemption.who_preempted_whom(losses),
         },
         "utilisation": usage,
-        "cost": {"teams": cost.team_rows(week, usage), "prices": cost.price_rows(week)},
+        "cost": {"teams": cost.team_rows(week, usage, run_hours), "prices": cost.price_rows(week)},
         "fragmentation": fragmentation.summary(week),
         "gaps": list(gaps or []),
     }

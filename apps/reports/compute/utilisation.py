@@ -22,19 +22,21 @@ FIELDS = (
 )
 
 
-def team_rows(week: WeekInput) -> list[dict]:
+def team_rows(week: WeekInput, run_hours: list[float] | None = None) -> list[dict]:
+    """One row per team; ``run_hours``: ``run_gpu_hours(week)`` when the caller has it."""
     rows: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0.0))
     energy_seen: set[str] = set()
-    for run, hours in zip(week.runs, run_gpu_hours(week), strict=True):
+    run_hours = run_gpu_hours(week) if run_hours is None else run_hours
+    for run, spent in zip(week.runs, run_hours, strict=True):
         row = rows[run.team]
-        row["allocated_gpu_hours"] += hours
+        row["allocated_gpu_hours"] += spent
         usage = week.usage.get(run.uid)
         if usage is not None and usage.util is not None:
-            row["measured_gpu_hours"] += hours
-            row["used_gpu_hours"] += hours * usage.util
-            row["idle_gpu_hours"] += hours * (1 - usage.util)
+            row["measured_gpu_hours"] += spent
+            row["used_gpu_hours"] += spent * usage.util
+            row["idle_gpu_hours"] += spent * (1 - usage.util)
             if run.notebook:
-                row["notebook_idle_gpu_hours"] += hours * (1 - usage.util)
+                row["notebook_idle_gpu_hours"] += spent * (1 - usage.util)
         if usage is not None and usage.energy_kwh and run.uid not in energy_seen:
             energy_seen.add(run.uid)  # energy is per workload-week, not per run
             row["energy_kwh"] += usage.energy_kwh

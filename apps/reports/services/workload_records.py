@@ -13,9 +13,12 @@ from apps.reports.choices import Outcome
 from apps.reports.models import WorkloadRecord, WorkloadTransition
 from apps.reports.services import level_rollup
 from informer import objects, workload
+from informer.kinds import JOB_LABEL
 from informer.objects import parse_time
 from informer.workload import Transition, TransitionFact
 
+# Where a checkpoint transition came from, when not from the Workload's annotation.
+TERMINATION_MESSAGE = {"source": "termination message"}
 # Kubernetes event types the recorder handles; others (BOOKMARK, SYNCED) carry no workload.
 OBJECT_EVENTS = ("ADDED", "MODIFIED", "DELETED")
 
@@ -53,6 +56,32 @@ def _record_one(
         steps.append(TransitionFact(Transition.DELETED, stamp))
     added = _insert(record, steps, rebuilt_since)
     _refresh_summary(record, steps, obj)
+    return added
+
+
+@transaction.atomic
+def record_reported_checkpoints(pods: list[dict]) -> int:
+    """Store the checkpoints batch pods report in their termination messages (the
+    checkpoint contract, docs/checkpoints.md) as their Workloads' checkpoint transitions;
+    returns rows added. The pods of a Job belong to its newest recorded Workload."""
+    added = 0
+    for pod in pods:
+        at = workload.reported_by([pod])
+        job = objects.labels(pod).get(JOB_LABEL)
+        if at is None or not job:
+            continue
+        record = (
+            WorkloadRecord.objects.filter(
+                namespace=objects.meta(pod).get("namespace", ""), owner_kind="Job", owner_name=job
+            )
+            .order_by("-created_at")
+            .first()
+        )
+        if record is not None:
+            steps = [TransitionFact(Transition.CHECKPOINT, at, detail=TERMINATION_MESSAGE)]
+            added += _insert(record, steps, None)
+            if changes := _times(record, steps):
+                WorkloadRecord.objects.filter(pk=record.pk).update(**changes)
     return added
 
 

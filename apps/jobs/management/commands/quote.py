@@ -85,4 +85,19 @@ def _in_lines(answer: dict) -> str:
         )
     if answer["cost_note"]:
         lines.append(f"cost: {answer['cost_note']}")
+    if risk := answer["preemption_risk"]:
+        lines += [f"preempted by: {risk['policy_summary']}", _risk_line(risk)]
     return "\n".join(lines)
+
+
+def _risk_line(risk: dict) -> str:
+    if risk["probability"] is None:
+        return f"preemption risk: unknown ({risk['note']})"
+    if not risk["by_policy"]:
+        return f"preemption risk: 0% ({risk['note']})"
+    return (
+        f"preemption risk: {risk['probability']:.1%} over {risk['run_hours']} h "
+        f"({risk['run_time_basis']}): {risk['preemptions']} "
+        f"preemption{'' if risk['preemptions'] == 1 else 's'} in "
+        f"{risk['admitted_hours']} admitted hours ({risk['scope']})"
+    )
