@@ -42,6 +42,9 @@ CONTROLLERS = ",".join(
         "clusterrole-aggregation-controller",
         "ttl-after-finished-controller",
         "pod-garbage-collector-controller",
+        # Lifts a claim's kubernetes.io/pvc-protection finalizer once no pod uses it:
+        # without it, a namespace holding a checkpoint claim never finishes deleting.
+        "persistentvolumeclaim-protection-controller",
         # Lifts the not-ready taint that new nodes are created with, once KWOK reports them Ready.
         "node-lifecycle-controller",
     ]

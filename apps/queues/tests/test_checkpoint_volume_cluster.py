@@ -1,5 +1,7 @@
-"""On the simulated cluster over HTTP: the reconciler gives each team namespace its
-checkpoint claim, leaves it alone when nothing changed, repairs it, and never deletes it."""
+"""The reconciler gives each team namespace its checkpoint claim, leaves it alone when
+nothing changed, repairs it, and never deletes it: on the simulated cluster over HTTP and,
+where the API server allows the same edits, on the real control plane (an unbound claim's
+size is immutable there, so the repair test is simulated only)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ def test_without_a_storage_class_no_claim_is_made(cluster, policy):
     assert _claims(cluster) == {}
 
 
+@pytest.mark.both_clusters
 @WITH_VOLUMES
 def test_each_team_namespace_gets_its_claim_once(cluster, policy):
     summary = reconcile()
@@ -66,6 +69,7 @@ def test_a_claim_resized_behind_our_back_is_repaired_and_audited(cluster, policy
     assert "spec.resources.requests.storage" in str(drift.changes)
 
 
+@pytest.mark.both_clusters
 def test_a_claim_no_longer_wanted_is_released_with_its_data_not_deleted(cluster, policy):
     with WITH_VOLUMES:
         reconcile()
