@@ -51,7 +51,14 @@ def _all_rows(taken: fetch.Snapshot) -> list[dict]:
             taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
         )
         rows = compute.with_local_namespaces(rows, taken.local_queues)
-        rows = [{**row, "chart": charts.queue_bars(row)} for row in rows]
+        rows = [
+            {
+                **row,
+                "chart": charts.queue_bars(row),
+                "resource_charts": charts.other_resource_bars(row),
+            }
+            for row in rows
+        ]
         _computed[where] = (taken.fetched_at, rows)
     return rows
 

@@ -55,25 +55,40 @@
   }
   // Each queue's chart element, kept from one poll to the next: Plotly.react updates the
   // drawn figure in place, where a new element and newPlot redrew it whole every poll.
+  // Keyed by queue name (GPUs) and by "queue/resource" (CPU, memory…); queue names are
+  // DNS labels, so neither key can be mistaken for the other.
   var charts = {};
   function chartOf(q) {
     return charts[q.name] || el("div", {"class": "live-chart", "data-queue-chart": q.name, role: "img",
       "aria-label": "GPUs of " + q.name + " per flavor: nominal, in use, borrowed, lent, waiting"});
   }
-  function queueSection(q, chart) {
+  function resourceChartOf(q, r) {
+    return charts[q.name + "/" + r.resource] || el("div", {"class": "live-chart",
+      "data-resource-chart": q.name + "/" + r.resource, role: "img",
+      "aria-label": r.resource + " of " + q.name + " per flavor: nominal, in use, borrowed, lent, waiting"});
+  }
+  // One figure per other resource, each on its own axis and unit (cores, GiB).
+  function resourceCharts(q, kept) {
+    var boxes = (q.resource_charts || []).map(function (r) {
+      return (kept[q.name + "/" + r.resource] = resourceChartOf(q, r));
+    });
+    return boxes.length ? [el("h3", {}, ["Other resources"]), el("div", {"class": "live-resources"}, boxes)] : [];
+  }
+  function queueSection(q, chart, others) {
     var counters = "admitted " + q.admitted_workloads + " · reserving " + q.reserving_workloads +
       " · pending " + q.pending_workloads + (q.cohort ? " · cohort " + q.cohort : " · no cohort");
     var parts = [
       el("h2", {}, [q.name + " "].concat(q.active ? [] : [el("span", {"class": "badge bad"}, ["inactive"])])),
       el("p", {"class": "muted", "data-counters": ""}, [counters + (q.active_reason ? " — " + q.active_reason : "")]),
       chart,
+    ].concat(others, [
       flavorTable(q),
       el("p", {}, ["Waiting now asks for: " + requests(q.pending_requests)]),
       el("h3", {}, ["Admitted (" + q.admitted.length + ")"]),
       workloadTable(q.admitted, false),
       el("h3", {}, ["Waiting (" + q.waiting.length + ")"]),
       workloadTable(q.waiting, true),
-    ];
+    ]);
     return el("section", {"class": "live-queue", "data-queue": q.name}, parts);
   }
   function render(data) {
@@ -90,14 +105,18 @@
     var kept = {};  // a queue gone from the answer takes its chart with it
     var sections = data.queues.map(function (q) {
       kept[q.name] = chartOf(q);
-      return queueSection(q, kept[q.name]);
+      return queueSection(q, kept[q.name], resourceCharts(q, kept));
     });
     charts = kept;
     if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
     body.replaceChildren.apply(body, sections);
+    var options = {displaylogo: false, responsive: true};
     data.queues.forEach(function (q) {  // after the sections are in the page: Plotly measures them
-      if (window.Plotly) Plotly.react(charts[q.name], q.chart.data, q.chart.layout,
-                                      {displaylogo: false, responsive: true});
+      if (!window.Plotly) return;
+      Plotly.react(charts[q.name], q.chart.data, q.chart.layout, options);
+      (q.resource_charts || []).forEach(function (r) {
+        Plotly.react(charts[q.name + "/" + r.resource], r.chart.data, r.chart.layout, options);
+      });
     });
   }
   function poll() {

@@ -37,7 +37,7 @@ CHART_CHECK = """
   };
   const out = {};
   document.querySelectorAll(".js-plotly-plot").forEach((el, n) => {
-    const name = el.id || el.dataset.queueChart || "chart-" + n;
+    const name = el.id || el.dataset.queueChart || el.dataset.resourceChart || "chart-" + n;
     const problems = [];
     let total = 0;
     (el._fullData || []).forEach((t, i) => {
@@ -61,12 +61,13 @@ CHART_CHECK = """
 
 
 def check_charts(page, expected: set[str], screenshot: str) -> dict:
-    """Wait for the ``expected`` charts (element ids, or a live queue's name), assert they
+    """Wait for the ``expected`` charts (element ids, a live queue's name, or "queue/resource"
+    for its CPU or memory figure), assert they
     are drawn with data and pass ``CHART_CHECK``, and save a screenshot. Answers the check."""
     for name in expected:
         page.wait_for_function(
             f"(() => {{ const el = document.getElementById({name!r}) || "
-            f"document.querySelector('[data-queue-chart=\"{name}\"]'); "
+            f'document.querySelector(\'[data-queue-chart="{name}"], [data-resource-chart="{name}"]\'); '
             "return el && el.data !== undefined && el._fullLayout !== undefined; })()",
             timeout=30_000,
         )

@@ -17,10 +17,13 @@ from django.utils import timezone
 from apps.jobs.choices import JobEventKind
 from apps.jobs.models import JobEvent, Notebook
 from apps.jobs.services import JobRequest, Principal, submit_job
+from apps.queues.models import Queue
 from apps.queues.reconcile.desired import load_state
+from apps.queues.reconcile.run import reconcile
 from apps.reports import services
 from apps.whatif.policies import policy_objects
 from testkit import history
+from testkit.factories import make_flavor, quota, set_policy
 from testkit.history_traces import history_trace, record_history
 from testkit.live_jobs import kubectl_job, wait_for_state
 from testkit.workloads import preemption_message
@@ -85,9 +88,17 @@ def test_a_whatif_result_chart(
     check_charts(page, {"whatif-chart"}, "charts-whatif-result")
 
 
-def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, settings):
+def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, admin, settings):
     settings.QM_LIVE_CACHE_SECONDS = 1.0
     vision = request.getfixturevalue("preempting_vision")
+    # CPU quota beside the GPUs: drawn as a figure of its own, in cores.
+    make_flavor(admin, "h100", {"nvidia.com/gpu": "64", "cpu": "256"})
+    set_policy(
+        Queue.objects.get(name="vision"),
+        admin,
+        quotas=[quota("h100", "16"), quota("h100", "64", resource="cpu")],
+    )
+    assert reconcile(trigger="manual").errors == []
     kubectl_job(vision, "team-vision", "holder", queue="vision", pods=2)
     holder = wait_for_state(vision, "team-vision", "holder", "admitted")
     kubectl_job(vision, "team-vision", "next", queue="vision", pods=1)
@@ -96,7 +107,7 @@ def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, 
     sign_in(page, live_server.url, "scientist")
     page.goto(f"{live_server.url}/live/")
     page.locator("section[data-queue=vision] table.live-waiting a").first.wait_for(timeout=60_000)
-    found = check_charts(page, {"vision", "cohort-tree-chart"}, "charts-queues-now")
+    found = check_charts(page, {"vision", "vision/cpu", "cohort-tree-chart"}, "charts-queues-now")
     bars = page.evaluate(
         """() => Object.fromEntries(document.querySelector('[data-queue-chart="vision"]').data
                  .map((t) => [t.name, t.x]))"""
@@ -104,6 +115,11 @@ def test_queues_now_bars_and_cohort_tree(page, live_server, request, scientist, 
     # holder: 2 pods × 8 GPUs in use of vision's 16 h100; next waits for 1 pod × 8.
     assert bars["nominal quota"] == [16] and bars["in use"] == [16]
     assert bars["waiting (no flavor yet)"] == [8]
+    cpu = page.evaluate(
+        """() => Object.fromEntries(document.querySelector('[data-resource-chart="vision/cpu"]')
+                 .data.map((t) => [t.name, t.x]))"""
+    )
+    assert cpu["nominal quota"] == [64] and cpu["in use"] == [0]  # the jobs ask for no CPU
     assert found["cohort-tree-chart"]["points"] >= 1
 
     # The next poll updates the drawn chart in place (Plotly.react): the same element,

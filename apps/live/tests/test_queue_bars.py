@@ -108,3 +108,58 @@ def test_a_queue_with_no_usable_gpu_row_says_so():
     spec = charts.queue_bars(rows()["solo"])
     assert spec["data"] == []
     assert spec["layout"]["annotations"][0]["text"] == "No GPU quota in this queue."
+
+
+def test_cpu_and_memory_get_figures_of_their_own_in_their_units():
+    """train: flavor "cpu-pool" with cpu 64 and memory 512Gi of nominal quota, 40 cores
+    and 256Gi in use, outside any cohort (nothing borrowed or lent); one workload waits
+    for 2 pods × (4 cores, 32Gi) = 8 cores and 64Gi."""
+    queue = cluster_queue(
+        "train", "",
+        {"cpu-pool": [resource("cpu", "64"), resource("memory", "512Gi")],
+         "h100": [resource(GPU, "8")]},
+        {"cpu-pool": {"cpu": ("40", "0"), "memory": ("256Gi", "0")}},
+    )  # fmt: skip
+    local = {"metadata": {"namespace": "team-train", "name": "train"},
+             "spec": {"clusterQueue": "train"}}  # fmt: skip
+    waiting = {
+        "metadata": {"namespace": "team-train", "name": "wait", "uid": "u-cpu",
+                     "creationTimestamp": "2026-01-01T00:00:00Z"},
+        "spec": {"queueName": "train", "podSets": [{"name": "main", "count": 2, "template": {
+            "spec": {"containers": [{"resources": {"requests": {"cpu": "4", "memory": "32Gi"}}}]}}}]},
+    }  # fmt: skip
+    row = compute.queue_rows([queue], [local], [waiting], {})[0]
+
+    figures = charts.other_resource_bars(row)
+    assert [f["resource"] for f in figures] == ["cpu", "memory"]
+    cpu, memory = (
+        {t["name"]: dict(zip(t["y"], t["x"], strict=True)) for t in f["chart"]["data"]}
+        for f in figures
+    )
+    assert cpu == {
+        "nominal quota": {"cpu-pool · cpu": 64.0},
+        "in use": {"cpu-pool · cpu": 40.0},
+        "borrowed from the cohort": {"cpu-pool · cpu": 0.0},
+        "lent to the cohort": {"cpu-pool · cpu": 0.0},
+        "waiting (no flavor yet)": {"waiting · cpu": 8.0},
+    }
+    # 512Gi = 512 GiB; 256Gi in use; 2 × 32Gi = 64 GiB waiting.
+    assert memory == {
+        "nominal quota": {"cpu-pool · memory": 512.0},
+        "in use": {"cpu-pool · memory": 256.0},
+        "borrowed from the cohort": {"cpu-pool · memory": 0.0},
+        "lent to the cohort": {"cpu-pool · memory": 0.0},
+        "waiting (no flavor yet)": {"waiting · memory": 64.0},
+    }
+    titles = [f["chart"]["layout"]["xaxis"]["title"]["text"] for f in figures]
+    assert titles == ["CPU (cores)", "memory (GiB, 1 GiB = 2³⁰ bytes)"]
+    # The GPUs keep their own figure: no core or byte on the GPU axis.
+    gpu = {
+        t["name"]: dict(zip(t["y"], t["x"], strict=True)) for t in charts.queue_bars(row)["data"]
+    }
+    assert gpu["nominal quota"] == {f"h100 · {GPU}": 8.0}
+    assert gpu["waiting (no flavor yet)"] == {f"waiting · {GPU}": 0.0}  # it asks for no GPU
+
+
+def test_a_gpu_only_queue_has_no_other_figures():
+    assert charts.other_resource_bars(rows()["vision"]) == []
