@@ -20,6 +20,7 @@ urlpatterns = [
     path("sweeps/new/", views.sweep_submit, name="sweep-new"),
     path("sweeps/<int:pk>/", views.sweep_detail, name="sweep"),
     path("sweeps/<int:pk>/cancel/", views.sweep_cancel, name="sweep-cancel"),
+    path("sweeps/<int:pk>/retry/", views.sweep_retry, name="sweep-retry"),
     path("launchers/", launcher_views.launchers, name="launchers"),
     path("launchers/<int:pk>/teams/", launcher_views.launcher_teams, name="launcher-teams"),
     path("launchers/<int:pk>/revoke/", launcher_views.launcher_revoke, name="launcher-revoke"),

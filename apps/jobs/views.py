@@ -23,6 +23,7 @@ from apps.jobs.services.jobs import allowed_tiers
 from apps.jobs.services.sweeps import (
     SweepRequest,
     cancel_sweep,
+    retry_failed_trials,
     set_sweep_limit,
     submit_sweep,
     sweep_limit,
@@ -274,4 +275,16 @@ def sweep_cancel(request: HttpRequest, pk: int) -> HttpResponse:
         show_error(request, exc)
     else:
         messages.success(request, f"Sweep cancelled ({cancelled} running or queued trials).")
+    return redirect("jobs:sweep", pk)
+
+
+@login_required
+@require_POST
+def sweep_retry(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        queued = retry_failed_trials(_sweep(request, pk), actor=_me(request))
+    except DomainError as exc:
+        show_error(request, exc)
+    else:
+        messages.success(request, f"{queued} failed trials will run again, within the limits.")
     return redirect("jobs:sweep", pk)

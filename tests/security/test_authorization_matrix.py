@@ -423,6 +423,11 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/sweeps/{sweep}/cancel/", {}, (U, 200, 404, 200, 200, 404)),
         ("post", "/api/v1/sweeps/{peer_sweep}/cancel/", {}, (U, 403, 404, 200, 200, 404)),
     ],
+    # Nothing has failed in either sweep: who may retry gets the rule's 400, others 403/404.
+    "sweep-retry": [
+        ("post", "/api/v1/sweeps/{sweep}/retry/", {}, (U, 400, 404, 400, 400, 404)),
+        ("post", "/api/v1/sweeps/{peer_sweep}/retry/", {}, (U, 403, 404, 400, 400, 404)),
+    ],
     # A team's sweep limit is read like its policy; its lead sets it, admins too.
     "sweep-limit-detail": [
         ("get", "/api/v1/sweep-limits/vision/", None, (U, 200, 200, 200, 200, 200)),
@@ -478,6 +483,10 @@ MATRIX: dict[str, list[tuple]] = {
     "jobs:sweep-cancel": [
         ("post", "/sweeps/{sweep}/cancel/", {}, (L, 302, 404, 302, 302, T)),
         ("post", "/sweeps/{peer_sweep}/cancel/", {}, (L, 403, 404, 302, 302, T)),
+    ],
+    "jobs:sweep-retry": [
+        ("post", "/sweeps/{sweep}/retry/", {}, (L, 302, 404, 302, 302, T)),
+        ("post", "/sweeps/{peer_sweep}/retry/", {}, (L, 403, 404, 302, 302, T)),
     ],
     "jobs:job-cancel": [
         ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, T)),

@@ -129,6 +129,7 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "jobs:job-cancel": ("/jobs/{job}/cancel/", ("scientist", "lead"), {}, (302,)),
     "jobs:sweep-new": ("/sweeps/new/", ("scientist", "lead"), SWEEP_FORM, (302,)),
     "jobs:sweep-cancel": ("/sweeps/{sweep}/cancel/", ("scientist", "lead"), {}, (302,)),
+    "jobs:sweep-retry": ("/sweeps/{sweep}/retry/", ("scientist", "lead"), {}, (302,)),
     "jobs:sweep-limit": ("/sweeps/limits/vision/", ("lead", "admin"), {"per_user": "3"}, (302,)),
     "whatif:apply": ("/whatif/{run}/apply/", ("lead", "admin"), {"reason": "go"}, (302,)),
     "whatif:from-change-request": ("/change-requests/{cr}/whatif/", ("lead",), {}, (302,)),

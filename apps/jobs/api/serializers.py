@@ -264,8 +264,12 @@ class SweepSerializer(ModelSerializer):
 class TrialSerializer(serializers.Serializer):
     number = serializers.IntegerField()
     parameters = serializers.DictField(child=serializers.CharField())
-    job = serializers.IntegerField(source="job.id", allow_null=True, default=None)
+    job = serializers.IntegerField(
+        source="job.id", allow_null=True, default=None, help_text="The trial's latest run."
+    )
     state = serializers.CharField(source="job.state", default="unreleased")
+    runs = serializers.IntegerField(help_text="Runs released so far: 2 or more once retried.")
+    retrying = serializers.BooleanField(help_text="Queued to run again, not released yet.")
 
 
 class SweepDetailSerializer(SweepSerializer):

@@ -23,6 +23,7 @@ from apps.jobs.services.quotes import quote_job
 from apps.jobs.services.sweeps import (
     SweepRequest,
     cancel_sweep,
+    retry_failed_trials,
     set_sweep_limit,
     submit_sweep,
     sweep_limit,
@@ -223,6 +224,13 @@ class SweepViewSet(
     def cancel(self, request, pk=None):
         """Cancel the trials not ended and release no more."""
         cancel_sweep(self.get_object(), actor=principal(request))
+        return Response(s.SweepDetailSerializer(self.base_queryset.get(pk=pk)).data)
+
+    @extend_schema(request=None, responses={200: s.SweepDetailSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Run every trial whose latest run failed again, within the sweep's limits."""
+        retry_failed_trials(self.get_object(), actor=principal(request))
         return Response(s.SweepDetailSerializer(self.base_queryset.get(pk=pk)).data)
 
 

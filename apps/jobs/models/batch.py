@@ -58,11 +58,13 @@ class BatchJob(SubmittedWorkload):
     state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.SUBMITTED)
     lost_work_seconds = models.PositiveIntegerField(default=0)
     admitted_at = models.DateTimeField(null=True, blank=True)
-    # A sweep's trial: its sweep and its index in the sweep's trials (None otherwise).
+    # A sweep's trial: its sweep, its index in the sweep's trials (None otherwise) and
+    # which run of that trial it is (a failed trial the user retries runs again as 2, 3…).
     sweep = models.ForeignKey(
         "jobs.Sweep", null=True, blank=True, on_delete=models.PROTECT, related_name="jobs"
     )
     trial_index = models.PositiveIntegerField(null=True, blank=True)
+    attempt = models.PositiveSmallIntegerField(default=1)
 
     objects = BatchJobQuerySet.as_manager()
 
@@ -70,8 +72,10 @@ class BatchJob(SubmittedWorkload):
         constraints = [
             *SubmittedWorkload.Meta.constraints,
             models.UniqueConstraint(fields=["namespace", "name"], name="one_job_name"),
-            # A trial is released once, however many workers release at the same time.
-            models.UniqueConstraint(fields=["sweep", "trial_index"], name="one_job_per_trial"),
+            # Each run of a trial is released once, however many workers release at once.
+            models.UniqueConstraint(
+                fields=["sweep", "trial_index", "attempt"], name="one_job_per_trial_attempt"
+            ),
         ]
         indexes = [models.Index(fields=["team", "state"]), models.Index(fields=["state"])]
 

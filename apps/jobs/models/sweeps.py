@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from apps.jobs.choices import SweepState
+from apps.jobs.choices import JobState, SweepState
 from apps.jobs.models.base import IdempotentRequest
+from apps.jobs.models.batch import BatchJob
 from apps.jobs.querysets import SweepQuerySet
 from apps.jobs.trials import Progress, progress
 from apps.queues.models import Team
@@ -49,6 +50,9 @@ class Sweep(IdempotentRequest):
     job_spec = models.JSONField()
     trials = models.JSONField()
     concurrency_limit = models.PositiveIntegerField()
+    # Failed trials the user asked to run again, not released yet (indices, oldest first):
+    # they go before trials never released, within the same limits.
+    retry_queue = models.JSONField(default=list, blank=True)
     state = models.CharField(max_length=20, choices=SweepState.choices, default=SweepState.OPEN)
     state_reason = models.TextField(blank=True)
     created_at = models.DateTimeField()
@@ -67,18 +71,38 @@ class Sweep(IdempotentRequest):
     def trial_count(self) -> int:
         return len(self.trials)
 
+    def latest_runs(self) -> dict[int, BatchJob]:
+        """Each released trial's latest run, by trial index (reads ``jobs``, prefetch it)."""
+        latest: dict[int, BatchJob] = {}
+        for job in self.jobs.all():
+            if job.trial_index not in latest or job.attempt > latest[job.trial_index].attempt:
+                latest[job.trial_index] = job
+        return latest
+
     def progress(self) -> Progress:
-        """Trials done / running / waiting / failed / cancelled (reads ``jobs``, prefetch it)."""
+        """Trials done / running / waiting / failed / cancelled, each by its latest run; a
+        trial queued to run again waits."""
+        retrying = set(self.retry_queue)
         return progress(
-            [job.state for job in self.jobs.all()],
+            [
+                JobState.SUBMITTED if index in retrying else job.state
+                for index, job in self.latest_runs().items()
+            ],
             trials=self.trial_count,
             cancelled_sweep=self.state == SweepState.CANCELLED,
         )
 
     def trial_rows(self) -> list[dict]:
-        """Each trial: its number, parameters, and its job once released."""
-        jobs = {job.trial_index: job for job in self.jobs.all()}
+        """Each trial: its number, parameters, its latest run once released, how many
+        runs it had, and whether it waits to run again."""
+        latest, retrying = self.latest_runs(), set(self.retry_queue)
         return [
-            {"number": i + 1, "parameters": params, "job": jobs.get(i)}
+            {
+                "number": i + 1,
+                "parameters": params,
+                "job": latest.get(i),
+                "runs": latest[i].attempt if i in latest else 0,
+                "retrying": i in retrying,
+            }
             for i, params in enumerate(self.trials)
         ]

@@ -1,5 +1,5 @@
 """Every write to sweeps: submit, release trials up to the user's limit, cancel the rest,
-and the team's per-user limit.
+retry the failed ones, and the team's per-user limit.
 
 The portal, not Kueue, keeps a user's sweep within its limit: Kueue caps a queue, not a
 user, so trials beyond the limit get no Job (nor Workload) until a held trial ends
@@ -12,9 +12,10 @@ from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from apps.jobs.choices import JobEventKind, SweepState
+from apps.jobs.choices import JobEventKind, JobState, SweepState
 from apps.jobs.models import BatchJob, JobEvent, Sweep, SweepLimit
 from apps.jobs.services.common import SYSTEM, Principal, after_commit, audit, job_to_submit
 from apps.jobs.services.idempotency import Idempotency, Submission
@@ -139,46 +140,58 @@ def release_trials(sweep_id: int, *, now: datetime | None = None) -> int:
     if sweep is None:
         return 0
     owner_in_team = _lock_owner(sweep)
-    sweep.refresh_from_db(fields=["state"])  # read after the lock: a cancel may have won
+    # Read after the lock: a cancel or a retry may have won.
+    sweep.refresh_from_db(fields=["state", "retry_queue"])
     if sweep.state != SweepState.OPEN:
         return 0
     if not owner_in_team:
         _end(sweep, SweepState.FAILED, f"{sweep.owner} is no longer a member of {sweep.team}", now)
         return 0
     trials = BatchJob.objects.filter(sweep=sweep)
-    released, held = trials.count(), trials.active().count()
+    released, held = trials.filter(attempt=1).count(), trials.active().count()
     held_by_owner = (
         BatchJob.objects.active().filter(sweep__owner=sweep.owner, sweep__team=sweep.team).count()
     )
     room = min(
         sweep.concurrency_limit - held,
         sweep_limit(sweep.team).per_user - held_by_owner,
-        sweep.trial_count - released,
     )
-    for index in range(released, released + max(room, 0)):
+    # Retried trials first: they were submitted before the ones never released.
+    queued = [*sweep.retry_queue, *range(released, sweep.trial_count)]
+    due, done = queued[: max(room, 0)], []
+    for index in due:
         try:
             _release(sweep, index, now)
         except DomainError as exc:  # the owner may no longer submit this (tier, template…)
             _end(sweep, SweepState.FAILED, f"trial {index + 1} was refused: {exc.detail}", now)
-            return index - released
-    if released + max(room, 0) == sweep.trial_count and held + max(room, 0) == 0:
+            break
+        done.append(index)
+    if sweep.retry_queue and done:
+        sweep.retry_queue = [i for i in sweep.retry_queue if i not in done]
+        sweep.save(update_fields=["retry_queue"])
+    if len(done) == len(queued) and held + len(done) == 0:
         _end(sweep, SweepState.DONE, "every trial ended", now)
-    return max(room, 0)
+    return len(done)
 
 
 def _release(sweep: Sweep, index: int, now: datetime) -> BatchJob:
     spec = JobRequest(**sweep.job_spec)
+    attempt = 1 + (
+        BatchJob.objects.filter(sweep=sweep, trial_index=index).aggregate(n=Max("attempt"))["n"]
+        or 0
+    )
+    run = "" if attempt == 1 else f" (run {attempt})"
     spec = replace(
         spec,
         command=tuple(trial_command(spec.command, sweep.trials[index])),
-        display_name=f"{sweep} #{index + 1}"[:100],
+        display_name=f"{sweep} #{index + 1}{run}"[:100],
     )
     owner = Principal(sweep.owner)
     job = build_job(sweep.owner, spec, actor=owner, now=now)
-    job.requested_by, job.sweep, job.trial_index = sweep.owner, sweep, index
+    job.requested_by, job.sweep, job.trial_index, job.attempt = sweep.owner, sweep, index, attempt
     job.save(force_insert=True)
     JobEvent.objects.create(job=job, at=now, kind=JobEventKind.SUBMITTED, key="submitted")
-    audit(owner, AuditAction.CREATE, job, reason=f"trial {index + 1} of sweep {sweep.pk}")
+    audit(owner, AuditAction.CREATE, job, reason=f"trial {index + 1} of sweep {sweep.pk}{run}")
     after_commit(job_to_submit, job.pk)
     return job
 
@@ -189,8 +202,9 @@ def _end(sweep: Sweep, state: str, reason: str, now: datetime) -> None:
     )
 
 
-def can_cancel(user, sweep: Sweep) -> bool:
-    """The owner, a lead of its team, or an admin."""
+def can_steer(user, sweep: Sweep) -> bool:
+    """Who may cancel a sweep or retry its failed trials: the owner, a lead of its team,
+    or an admin."""
     return (
         sweep.owner_id == user.pk
         or permissions.is_admin(user)
@@ -202,7 +216,7 @@ def can_cancel(user, sweep: Sweep) -> bool:
 def cancel_sweep(sweep: Sweep, *, actor: Principal, now: datetime | None = None) -> int:
     """Release nothing more and cancel the trials not ended; returns how many it cancelled."""
     now = now or timezone.now()
-    if actor.user is not None and not can_cancel(actor.user, sweep):
+    if actor.user is not None and not can_steer(actor.user, sweep):
         raise NotAllowed("you may not cancel this sweep")
     _lock_owner(sweep)  # a release under way finishes first, then sees the cancel
     updated = Sweep.objects.filter(pk=sweep.pk, state=SweepState.OPEN).update(
@@ -217,6 +231,50 @@ def cancel_sweep(sweep: Sweep, *, actor: Principal, now: datetime | None = None)
         audit(actor, AuditAction.DELETE, sweep, reason="sweep cancelled")
     sweep.refresh_from_db()
     return cancelled
+
+
+@transaction.atomic
+def retry_failed_trials(sweep: Sweep, *, actor: Principal, now: datetime | None = None) -> int:
+    """Queue every trial whose latest run failed to run again, under the sweep's limits,
+    and release what fits now; returns how many trials were queued.
+
+    A sweep that ended (every trial ended, or a trial refused) is open again; a
+    cancelled one is not retried: it was stopped on purpose.
+    """
+    now = now or timezone.now()
+    if actor.user is not None and not can_steer(actor.user, sweep):
+        raise NotAllowed("you may not retry this sweep's trials")
+    _lock_owner(sweep)  # a release under way finishes first
+    sweep = Sweep.objects.select_for_update().get(pk=sweep.pk)
+    if sweep.state == SweepState.CANCELLED:
+        raise RuleBroken(
+            "a cancelled sweep's trials are not retried; submit the sweep again",
+            code="invalid",
+            field="state",
+        )
+    failed = sorted(
+        index
+        for index, job in sweep.latest_runs().items()
+        if job.state == JobState.FAILED and index not in sweep.retry_queue
+    )
+    if not failed:
+        raise RuleBroken(
+            "no failed trial to retry: only a trial whose latest run failed runs again",
+            code="invalid",
+            field="trials",
+        )
+    sweep.retry_queue = [*sweep.retry_queue, *failed]
+    sweep.state, sweep.state_reason, sweep.ended_at = SweepState.OPEN, "", None
+    sweep.save(update_fields=["retry_queue", "state", "state_reason", "ended_at"])
+    audit(
+        actor,
+        AuditAction.UPDATE,
+        sweep,
+        reason="failed trials retried",
+        after={"trials": [i + 1 for i in failed]},
+    )
+    release_trials(sweep.pk, now=now)
+    return len(failed)
 
 
 @transaction.atomic
