@@ -135,7 +135,7 @@ class SweepQuerySet(models.QuerySet):
     def with_related(self) -> SweepQuerySet:
         """With its trials' jobs, as few columns as progress and the trial list read."""
         jobs = self.model._meta.get_field("jobs").related_model  # BatchJob, without a cycle
-        trials = jobs.objects.only("id", "name", "sweep_id", "trial_index", "state")
+        trials = jobs.objects.only("id", "name", "sweep_id", "trial_index", "attempt", "state")
         return self.select_related("owner", "team", "template").prefetch_related(
-            models.Prefetch("jobs", queryset=trials.order_by("trial_index"))
+            models.Prefetch("jobs", queryset=trials.order_by("trial_index", "attempt"))
         )

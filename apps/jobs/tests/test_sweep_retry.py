@@ -13,6 +13,7 @@ from apps.jobs.services.sweeps import (
     cancel_sweep,
     release_trials,
     retry_failed_trials,
+    set_sweep_limit,
     submit_sweep,
 )
 from apps.queues import services
@@ -132,3 +133,16 @@ def test_the_api_retries_and_shows_each_trials_runs(queue, template, scientist, 
     again = api_as(scientist).post(f"/api/v1/sweeps/{sweep.pk}/retry/", format="json")
     assert again.status_code == 400 and again.json()["field"] == "trials"
     assert Sweep.objects.get().jobs.count() == 3
+
+
+def test_the_list_reads_retried_trials_in_a_fixed_number_of_queries(
+    queue, template, scientist, lead, team, django_assert_max_num_queries
+):
+    set_sweep_limit(team, actor=lead, per_user=6)  # room for 3 sweeps × 2 trials
+    for _ in range(3):
+        sweep = _sweep(scientist, [1, 2], limit=2)
+        _end(sweep, 0, JobState.FAILED)
+        retry_failed_trials(sweep, actor=Principal(scientist))
+    with django_assert_max_num_queries(6):
+        response = api_as(scientist).get("/api/v1/sweeps/")
+    assert [s["progress"]["waiting"] for s in response.json()["results"]] == [2, 2, 2]
