@@ -1,5 +1,7 @@
-"""Ground truth on the simulated cluster over HTTP: a sweep of 6 trials with limit 2 never
-has more than 2 trials on the cluster, all 6 finish, and a cancel leaves none running.
+"""Ground truth on the simulated cluster over HTTP and on the real control plane (the real
+Kueue, KWOK pods that end after the trial's run time): a sweep of 6 trials with limit 2
+never has more than 2 trials on the cluster, all 6 finish, and a cancel leaves none
+running.
 
 The cluster is sampled after every step the portal takes (each creation of a released
 trial and each status pass, which is where trials end and the next are released), so no
@@ -20,7 +22,7 @@ from core.kube import KubeClient
 from informer import workload as wl
 from testkit.waiting import wait_until
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.both_clusters]
 
 HOLDING = (wl.State.QUOTA_RESERVED, wl.State.ADMITTED, wl.State.EVICTED)
 
