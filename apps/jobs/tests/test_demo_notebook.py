@@ -1,4 +1,5 @@
-"""The demo's seeded cluster runs one of alice's notebooks; the demo records it as hers."""
+"""The demo's seeded cluster runs one of alice's notebooks; the demo records it as hers.
+And the demo's sweep: submitted once, trials released two at a time."""
 
 import pytest
 from django.utils import timezone
@@ -7,11 +8,12 @@ from django.utils.dateparse import parse_datetime
 from apps.jobs import cluster_sync
 from apps.jobs.choices import NotebookState
 from apps.jobs.cluster import STATEFULSET
-from apps.jobs.models import Notebook
+from apps.jobs.models import BatchJob, Notebook, Sweep
 from apps.queues.reconcile.run import reconcile
 from core.kube import KubeClient
 from portal.demo.notebooks import adopt_seeded_notebooks
 from portal.demo.seeding import load_everything
+from portal.demo.sweeps import submit_demo_sweep
 from simcluster import demo as sim_demo
 from testkit.nodes import add_node
 from testkit.waiting import wait_until
@@ -53,3 +55,17 @@ def test_the_idle_notebook_is_alices_since_it_was_created(demo_cluster):
     assert notebook.created_at == parse_datetime(created)
     assert (notebook.flavor.name, notebook.gpus, notebook.profile.name) == ("a100-80gb", 1, "small")
     assert notebook.pool.idle_grace_minutes == 2  # so the demo's cull follows within minutes
+
+
+def test_the_demo_sweep_is_submitted_once_and_released_two_at_a_time(demo_cluster):
+    sweep = submit_demo_sweep()
+    # 3 learning rates × 2 seeds = 6 trials; alice's limit is the default 2 per user.
+    assert (sweep.owner.username, sweep.trial_count, sweep.concurrency_limit) == ("alice", 6, 2)
+    released = BatchJob.objects.filter(sweep=sweep)
+    assert released.count() == 2
+    # Sweeps run at the lowest tier unless asked otherwise.
+    assert {(job.flavor.name, job.priority_tier.name) for job in released} == {
+        ("h100-80gb", "p3-best-effort")
+    }
+    assert submit_demo_sweep().pk == sweep.pk  # the launcher runs it again on a resumed start
+    assert (Sweep.objects.count(), BatchJob.objects.count()) == (1, 2)

@@ -4,7 +4,8 @@
 the demo week behind it; the history recorder watches the week as it happens. When the
 week is done the launcher runs this: wait until the recorder has stored the last of it,
 record the notebook the seeded cluster runs for alice (left idle: the idle-culling task
-culls it a few minutes later), sync job status once, and build the weekly report
+culls it a few minutes later), submit alice's demo sweep (once), sync job status once,
+and build the weekly report
 snapshots for the weeks the history covers. It changes nothing a user did. A cluster that
 does not answer for a while (a timeout, a refused connection, a 5xx) is waited out with a
 backoff; a permanent refusal exits with status 1 and says why.
@@ -25,6 +26,7 @@ from apps.reports.services.snapshots import build_weekly_report
 from core.kube import KubeClient, KubeError
 from core.retrying import report_to, retry_transient
 from portal.demo.notebooks import adopt_seeded_notebooks
+from portal.demo.sweeps import submit_demo_sweep
 
 
 class Command(BaseCommand):
@@ -65,6 +67,10 @@ class Command(BaseCommand):
             )
             adopted = adopt_seeded_notebooks(client)
             self.stdout.write(f"notebooks adopted from the cluster: {adopted}")
+            sweep = submit_demo_sweep()
+            self.stdout.write(
+                f"demo sweep: {sweep.trial_count} trials" if sweep else "no demo sweep"
+            )
             self.stdout.write(f"status synced: {sync_status(client, now=timezone.now())}")
 
 
