@@ -1,4 +1,5 @@
-"""Every write of the policy suggestions: store what the rules propose, start their what-ifs.
+"""Every write of the policy suggestions: store what the rules propose, start their
+what-ifs, dismiss one.
 
 Called by the weekly task (``actor`` None: every queue) and by the page's "Look again
 now" button (the viewer: the queues they may edit). The rules and the cluster's dry
@@ -18,7 +19,10 @@ from apps.whatif import services
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion
 from apps.whatif.suggestion_list import Checked, suggestions_for, window_days
-from core.errors import InvalidInput
+from core import permissions
+from core.audit import AuditAction, record_audit
+from core.bounds import length_error
+from core.errors import InvalidInput, NotAllowed, RuleBroken
 
 # A later look re-judges these; a dismissed suggestion stays dismissed.
 REJUDGED = (SuggestionState.OFFERED, SuggestionState.REFUSED, SuggestionState.SUPERSEDED)
@@ -34,6 +38,46 @@ def look_for_suggestions(*, actor=None) -> list[PolicySuggestion]:
         if _needs_whatif(suggestion):
             _start_whatif(suggestion, actor=actor)
     return stored
+
+
+@transaction.atomic
+def dismiss_suggestion(suggestion: PolicySuggestion, *, actor, reason: str = "") -> None:
+    """Set an offered or refused suggestion aside, kept with who, when and why.
+
+    Later looks over the same weeks find the row by its fingerprint and leave it
+    dismissed (``REJUDGED``), so the same draft is not offered again for that evidence.
+    """
+    if not permissions.can_dismiss_suggestion(actor, suggestion):
+        raise NotAllowed("only the queue's team leads and admins dismiss its suggestions")
+    if problem := length_error(PolicySuggestion, "dismissed_reason", reason):
+        raise InvalidInput.single("reason", f"{problem}, e.g. reason=we grow in March")
+    # Conditional on the state: two people dismissing at once (or a look superseding it)
+    # leave one audit row, not two.
+    before = suggestion.state
+    changed = PolicySuggestion.objects.filter(
+        pk=suggestion.pk, state__in=SuggestionState.open_values()
+    ).update(
+        state=SuggestionState.DISMISSED,
+        dismissed_at=timezone.now(),
+        dismissed_by=actor,
+        dismissed_reason=reason,
+    )
+    if not changed:
+        suggestion.refresh_from_db(fields=["state"])
+        raise RuleBroken(
+            f"suggestion #{suggestion.pk} is {suggestion.state}, not open; nothing dismissed",
+            code="not_open",
+        )
+    suggestion.refresh_from_db()
+    record_audit(
+        actor=actor,
+        action=AuditAction.UPDATE,
+        obj=suggestion,
+        team=suggestion.queue.team,
+        before={"state": before},
+        after={"state": suggestion.state},
+        reason=reason,
+    )
 
 
 def fingerprint(kind: str, queue: str, flavor: str, weeks: list[str], proposal: dict) -> str:
@@ -65,11 +109,26 @@ def _store(checked: Checked) -> PolicySuggestion:
         },
     )
     if not created:
-        PolicySuggestion.objects.filter(pk=found.pk, state__in=REJUDGED).update(
-            state=state, refusal=checked.refusal, checked_at=timezone.now()
-        )
+        _rejudge(found, state=state, refusal=checked.refusal, evidence=rule.evidence())
         found.refresh_from_db()
     return found
+
+
+def _rejudge(found: PolicySuggestion, *, state: str, refusal: str, evidence: dict) -> None:
+    """A stored draft found again: judged anew, unless dismissed over the same evidence."""
+    row = PolicySuggestion.objects.filter(pk=found.pk)
+    judged = {
+        "state": state,
+        "refusal": refusal,
+        "evidence": evidence,
+        "checked_at": timezone.now(),
+    }
+    # A dismissal holds while the evidence is unchanged; a rebuilt report that changed
+    # the figures of these weeks reopens it (the audit trail keeps the dismissal).
+    reopen = row.filter(state=SuggestionState.DISMISSED).exclude(evidence=evidence)
+    if reopen.update(**judged, dismissed_at=None, dismissed_by=None, dismissed_reason=""):
+        return
+    row.filter(state__in=REJUDGED).update(**judged)
 
 
 def _supersede(actor, *, keep: list[int]) -> int:
