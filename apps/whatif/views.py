@@ -120,16 +120,14 @@ def suggestion_list(request: HttpRequest) -> HttpResponse:
 def _suggestion_page(request: HttpRequest, form: DismissForm, status: int = 200) -> HttpResponse:
     if not permissions.can_run_whatif(request.user):
         raise NotAllowed("only team leads and admins see policy suggestions")
-    visible = PolicySuggestion.objects.visible_to(request.user).select_related(
+    visible = PolicySuggestion.objects.shown_to(request.user).select_related(
         "queue", "whatif_run", "dismissed_by"
     )
     offered = [
         (s, whatif_figures(s.whatif_run.result) if s.whatif_run and s.whatif_run.result else None)
         for s in visible.filter(state=SuggestionState.OFFERED)
     ]
-    refused = (
-        visible.filter(state=SuggestionState.REFUSED) if permissions.is_admin(request.user) else []
-    )
+    refused = visible.filter(state=SuggestionState.REFUSED)  # admins only: shown_to
     dismissed = visible.filter(state=SuggestionState.DISMISSED).order_by("-dismissed_at")[:50]
     replaying = any(s.whatif_run and not s.whatif_run.is_finished for s, _ in offered)
     context = {"offered": offered, "refused": refused, "dismissed": dismissed,
@@ -141,8 +139,7 @@ def _suggestion_page(request: HttpRequest, form: DismissForm, status: int = 200)
 @require_POST
 def suggestion_dismiss(request: HttpRequest, pk: int) -> HttpResponse:
     """ "Dismiss": set one suggestion aside, with an optional reason."""
-    visible = PolicySuggestion.objects.visible_to(request.user).select_related("queue")
-    suggestion = get_object_or_404(visible, pk=pk)
+    suggestion = get_object_or_404(PolicySuggestion.objects.shown_to(request.user), pk=pk)
     form = DismissForm(request.POST)
     if not form.is_valid():
         for problem in form.errors.get("reason", []):

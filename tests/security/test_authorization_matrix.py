@@ -517,6 +517,17 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/whatif/", WHATIF, (U, 403, 403, 202, 202, 403)),
     ],
     "whatif-detail": [("get", "/api/v1/whatif/{run}/", None, (U, 404, 404, 200, 200, 404))],
+    # Suggestions as the page shows them: others get an empty list, and 404 for one.
+    "suggestion-list": [
+        ("get", "/api/v1/suggestions/", None, (U, 200, 200, 200, 200, 200)),
+        ("get", "/api/v1/suggestions/?state=open", None, (U, 400, 400, 400, 400, 400)),
+    ],
+    "suggestion-detail": [
+        ("get", "/api/v1/suggestions/{sugg}/", None, (U, 404, 404, 200, 200, 404))
+    ],
+    "suggestion-dismiss": [
+        ("post", "/api/v1/suggestions/{sugg}/dismiss/", {}, (U, 404, 404, 200, 200, 404))
+    ],
     "whatif-apply": [("post", "/api/v1/whatif/{run}/apply/", {}, (U, 404, 404, 400, 400, 404))],
     # --- live views: queues a viewer submits to (admins: all); workloads of their teams'
     # namespaces (vision's here), anyone else 404. No cluster answers here: "unreachable".
