@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from apps.whatif.suggestions import MIN_WEEKS, OverWeeks, quota_draft
@@ -45,19 +46,35 @@ def held_back(
 ) -> HeldBack:
     """What ``lending_limit`` held back in ``window`` (start, end): ``own`` are the team's
     workloads holding GPUs, ``waiting`` other cohort teams' workloads while pending."""
+    # A sweep over the instants where something starts or ends: the work per stretch is
+    # one pass over the distinct workload sizes, not over every workload of the week.
     start, end = window
-    inside = [t for s, e, _ in (*own, *waiting) for t in (s, e) if start < t < end]
-    cuts = sorted({start, end, *inside})
+    held_gpus: dict[float, int] = defaultdict(int)
+    sizes: dict[float, Counter] = defaultdict(Counter)
+    for s, e, g in _clipped(own, start, end):
+        held_gpus[s] += g
+        held_gpus[e] -= g
+    for s, e, g in _clipped(waiting, start, end):
+        sizes[s][g] += 1
+        sizes[e][g] -= 1
+    cuts = sorted({start, end, *held_gpus, *sizes})
+    used, pending = 0, Counter()
     gpu_hours, peak = 0.0, 0
     for lo, hi in zip(cuts, cuts[1:], strict=False):
-        # Every span starts or ends on a cut, so what holds at ``lo`` holds until ``hi``.
-        unused = max(0.0, nominal - sum(g for s, e, g in own if s <= lo < e))
+        used += held_gpus.get(lo, 0)
+        pending.update(sizes.get(lo, {}))
+        unused = max(0.0, nominal - used)
         above_limit = max(0.0, unused - lending_limit)
-        wanted = sum(g for s, e, g in waiting if s <= lo < e and g <= unused)
+        wanted = sum(g * n for g, n in pending.items() if g <= unused)
         held = min(above_limit, wanted)
         gpu_hours += held * (hi - lo)
         peak = max(peak, math.ceil(held))
     return HeldBack(gpu_hours, peak)
+
+
+def _clipped(spans: list[Span], start: float, end: float) -> list[Span]:
+    clipped = [(max(s, start), min(e, end), g) for s, e, g in spans]
+    return [(s, e, g) for s, e, g in clipped if s < e]
 
 
 @dataclass(frozen=True)
