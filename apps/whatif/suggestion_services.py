@@ -24,7 +24,7 @@ from core.audit import AuditAction, record_audit
 from core.bounds import length_error
 from core.errors import InvalidInput, NotAllowed, RuleBroken
 
-# A later look re-judges these; a dismissed suggestion stays dismissed.
+# A later look re-judges these; a dismissed one only when its evidence changed (_rejudge).
 REJUDGED = (SuggestionState.OFFERED, SuggestionState.REFUSED, SuggestionState.SUPERSEDED)
 
 
@@ -44,38 +44,33 @@ def look_for_suggestions(*, actor=None) -> list[PolicySuggestion]:
 def dismiss_suggestion(suggestion: PolicySuggestion, *, actor, reason: str = "") -> None:
     """Set an offered or refused suggestion aside, kept with who, when and why.
 
-    Later looks over the same weeks find the row by its fingerprint and leave it
-    dismissed (``REJUDGED``), so the same draft is not offered again for that evidence.
+    Later looks find the row by its fingerprint and leave it dismissed while its
+    evidence is unchanged (``_rejudge``), so the same draft is not offered again.
     """
     if not permissions.can_dismiss_suggestion(actor, suggestion):
         raise NotAllowed("only the queue's team leads and admins dismiss its suggestions")
     if problem := length_error(PolicySuggestion, "dismissed_reason", reason):
         raise InvalidInput.single("reason", f"{problem}, e.g. reason=we grow in March")
-    # Conditional on the state: two people dismissing at once (or a look superseding it)
-    # leave one audit row, not two.
-    before = suggestion.state
-    changed = PolicySuggestion.objects.filter(
-        pk=suggestion.pk, state__in=SuggestionState.open_values()
-    ).update(
-        state=SuggestionState.DISMISSED,
-        dismissed_at=timezone.now(),
-        dismissed_by=actor,
-        dismissed_reason=reason,
-    )
-    if not changed:
-        suggestion.refresh_from_db(fields=["state"])
+    # Locked: two people dismissing at once (or a look re-judging it meanwhile) must
+    # leave one dismissal and one audit row, with the state it really had before.
+    current = PolicySuggestion.objects.select_for_update().get(pk=suggestion.pk)
+    if current.state not in SuggestionState.open_values():
         raise RuleBroken(
-            f"suggestion #{suggestion.pk} is {suggestion.state}, not open; nothing dismissed",
+            f"suggestion #{current.pk} is {current.state}, not open; nothing dismissed",
             code="not_open",
         )
-    suggestion.refresh_from_db()
+    before = current.state
+    current.state = SuggestionState.DISMISSED
+    current.dismissed_at, current.dismissed_by = timezone.now(), actor
+    current.dismissed_reason = reason
+    current.save(update_fields=["state", "dismissed_at", "dismissed_by", "dismissed_reason"])
     record_audit(
         actor=actor,
         action=AuditAction.UPDATE,
-        obj=suggestion,
+        obj=current,
         team=suggestion.queue.team,
         before={"state": before},
-        after={"state": suggestion.state},
+        after={"state": current.state},
         reason=reason,
     )
 
