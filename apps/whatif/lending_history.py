@@ -10,6 +10,8 @@ wanted the flavor it got.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from apps.queues.quantity import parse_units
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WorkloadRecord
@@ -22,17 +24,12 @@ SECONDS_PER_HOUR = 3600.0
 def lending_queues(saved: list[dict]) -> list[LendingQueue]:
     """From queue snapshots: each team's one queue on a flavor in a cohort with a GPU
     ``lendingLimit`` (a team with several queues on the flavor: which lends is its call)."""
+    # Every team queue counts, in a cohort or not: the team's workloads are told apart
+    # by team only, so its usage on the flavor is its one queue's only if it has one.
     gpu = [
-        (q, quota)
-        for q in saved
-        if q["team"] and q["cohort"]
-        for quota in q["quotas"]
-        if quota["resource"] == GPU
+        (q, quota) for q in saved if q["team"] for quota in q["quotas"] if quota["resource"] == GPU
     ]
-    per_team_flavor: dict[tuple[str, str], int] = {}
-    for q, quota in gpu:
-        key = (q["team"], quota["flavor"])
-        per_team_flavor[key] = per_team_flavor.get(key, 0) + 1
+    per_team_flavor = Counter((q["team"], quota["flavor"]) for q, quota in gpu)
     return [
         LendingQueue(
             q["team"],
@@ -41,9 +38,10 @@ def lending_queues(saved: list[dict]) -> list[LendingQueue]:
             q["cohort"],
             _number(quota["nominal"]),
             _number(quota["lending_limit"]),
-        )  # fmt: skip
+        )
         for q, quota in gpu
-        if quota["lending_limit"] not in (None, "")
+        if q["cohort"]
+        and quota["lending_limit"] not in (None, "")
         and per_team_flavor[(q["team"], quota["flavor"])] == 1
     ]
 

@@ -5,6 +5,7 @@ lends at most 2 of them.
 """
 
 from apps.whatif.lending import HeldBack, HeldWeek, LendingQueue, held_back, raise_lending_limits
+from apps.whatif.lending_history import lending_queues
 
 # The team holds 6 GPUs for the first 4 h, then nothing.
 OWN = [(0.0, 4.0, 6)]
@@ -66,3 +67,20 @@ def test_one_quiet_week_is_enough_to_propose_nothing():
 
 def test_one_week_is_not_enough():
     assert raise_lending_limits([NLP], {("nlp", "h100"): [HeldWeek("2026-W10", 120.0, 4)]}) == []
+
+
+def snapshot(name, team, cohort, lending_limit, flavor="h100"):
+    quota = {"flavor": flavor, "resource": "nvidia.com/gpu", "nominal": "16",
+             "borrowing_limit": None, "lending_limit": lending_limit}  # fmt: skip
+    return {"name": name, "team": team, "cohort": cohort, "quotas": [quota]}
+
+
+def test_only_a_teams_one_queue_on_the_flavor_in_a_cohort_with_a_limit_is_read():
+    saved = [
+        snapshot("nlp", "nlp", "research", "10"),
+        snapshot("vision", "vision", "research", None),  # no lending limit
+        snapshot("solo", "solo", None, "4"),  # no cohort: nobody to lend to
+        snapshot("audio", "audio", "research", "2"),
+        snapshot("audio-batch", "audio", None, None),  # audio's second h100 queue
+    ]
+    assert lending_queues(saved) == [NLP]
