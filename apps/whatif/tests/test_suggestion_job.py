@@ -179,3 +179,18 @@ def test_a_lending_limit_that_held_back_wanted_gpus_is_raised(history):
 def test_a_lending_limit_is_left_alone_when_nobody_waited_for_it(history):
     look_for_suggestions_task()  # the recorded workloads were all admitted at once
     assert not PolicySuggestion.objects.filter(kind="raise-lending-limit").exists()
+
+
+def test_a_raised_lending_limit_is_replayed_before_it_may_be_applied(
+    history, eager_celery, django_capture_on_commit_callbacks
+):
+    for n, week in enumerate(history):
+        waited("vision", 4, week, 10.0, f"w{n}")
+    with django_capture_on_commit_callbacks(execute=True):
+        look_for_suggestions_task()
+    found = PolicySuggestion.objects.get(kind="raise-lending-limit")
+    run = found.whatif_run
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    assert found.can_apply
+    assert {t["team"] for t in run.result["teams"]} >= {"nlp", "vision"}
