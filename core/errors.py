@@ -171,6 +171,8 @@ CODES: dict[str, ErrorCode] = {
         409, RuleBroken, "The notebook is not running, so it cannot be renewed."
     ),
     "not_active": ErrorCode(409, RuleBroken, "The object is already stopped or finished."),
+    # Policy suggestions (docs/suggestions.md).
+    "not_open": ErrorCode(409, RuleBroken, "The suggestion is already dismissed or superseded."),
     # Users (docs/operations.md#users).
     "local_accounts_off": ErrorCode(
         409, RuleBroken, "Users come from the identity provider (OIDC) at first sign-in."

@@ -90,6 +90,11 @@ def can_run_whatif(user) -> bool:
     return is_signed_in(user) and user.memberships.filter(role=TeamRole.LEAD).exists()
 
 
+def can_dismiss_suggestion(user, suggestion) -> bool:
+    """Whoever may edit the suggestion's queue (its team's leads, admins) may dismiss it."""
+    return can_edit_queue(user, suggestion.queue)
+
+
 def can_view_eta(user, namespace: str) -> bool:
     """Admins see every ETA; members see those of their team's namespaces."""
     if is_admin(user):

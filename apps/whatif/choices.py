@@ -31,9 +31,15 @@ PROPOSED = "proposed"
 
 class SuggestionState(models.TextChoices):
     """Offered: the cluster's dry run accepted it. Refused: the cluster refused it or
-    could not answer. Superseded: a later look no longer proposes it for these weeks."""
+        could not answer. Dismissed: a lead or admin set it aside (kept, with who, when and
+    why). Superseded: a later look no longer proposes it for these weeks."""
 
     OFFERED = "offered", "Offered"
     REFUSED = "refused", "Refused by the cluster"
     DISMISSED = "dismissed", "Dismissed"
     SUPERSEDED = "superseded", "Superseded"
+
+    @classmethod
+    def open_values(cls) -> tuple[str, ...]:
+        """The states a person may still act on (apply or dismiss)."""
+        return (cls.OFFERED, cls.REFUSED)

@@ -148,6 +148,16 @@ class PolicySuggestion(models.Model):
         blank=True,
         related_name="suggestions",
     )
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    dismissed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    dismissed_reason = models.CharField(max_length=500, blank=True)
+    """Why a lead or admin dismissed it (optional, one paragraph at most)."""
 
     objects = PolicySuggestionQuerySet.as_manager()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from apps.whatif.choices import SuggestionState
 from core import permissions
 from core.roles import TeamRole
 
@@ -31,6 +32,14 @@ class PolicySuggestionQuerySet(models.QuerySet):
         if permissions.is_admin(user):
             return self.all()
         return self.filter(queue__team_id__in=_led_team_ids(user))
+
+    def shown_to(self, user) -> PolicySuggestionQuerySet:
+        """What the page and the API list: ``visible_to``, less those the cluster refused
+        unless the viewer is an admin (a lead cannot act on a draft the cluster refuses)."""
+        visible = self.visible_to(user)
+        if permissions.is_admin(user):
+            return visible
+        return visible.exclude(state=SuggestionState.REFUSED)
 
 
 def _led_team_ids(user) -> models.QuerySet:

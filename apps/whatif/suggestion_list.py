@@ -17,7 +17,8 @@ from apps.queues.reconcile.dry_run import cluster_queue_refusal
 from apps.queues.snapshots import queue_snapshot
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport, WorkloadRecord
-from apps.whatif import crowding, starving, suggestions
+from apps.whatif import crowding, lending, starving, suggestions
+from apps.whatif.lending_history import held_back_weeks, lending_queues
 from apps.whatif.policies import fair_sharing_enabled
 from core import permissions
 from core.kube import KubeError
@@ -28,7 +29,10 @@ class Checked:
     """A suggestion, its draft, and the cluster's verdict on the rendered ClusterQueue."""
 
     suggestion: (
-        suggestions.Suggestion | crowding.BorrowingLimitSuggestion | starving.WeightSuggestion
+        suggestions.Suggestion
+        | crowding.BorrowingLimitSuggestion
+        | starving.WeightSuggestion
+        | lending.LendingLimitSuggestion
     )
     queue: Queue
     proposal: dict
@@ -54,6 +58,7 @@ def suggestions_for(user) -> list[Checked]:
         *suggestions.lower_idle_quotas(weeks, peak_gpus(start, end)),
         *crowding.borrowing_limits(weeks, *cohorts_and_limits(saved)),
         *starving.starving_weights(weeks, team_weights(saved), fair=fair_sharing_enabled()),
+        *_lending_limits(saved, [week for week, _ in weeks]),
     ]
     queues = Queue.objects.with_policy().in_bulk([s.queue for s in found], field_name="name")
     return [
@@ -61,6 +66,11 @@ def suggestions_for(user) -> list[Checked]:
         for s in found
         if s.queue in queues and (user is None or permissions.can_edit_queue(user, queues[s.queue]))
     ]
+
+
+def _lending_limits(saved: list[dict], weeks: list[str]) -> list[lending.LendingLimitSuggestion]:
+    queues = lending_queues(saved)
+    return lending.raise_lending_limits(queues, held_back_weeks(queues, saved, weeks))
 
 
 def cohorts_and_limits(saved: list[dict]) -> tuple[dict, dict]:

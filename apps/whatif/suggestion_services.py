@@ -1,4 +1,5 @@
-"""Every write of the policy suggestions: store what the rules propose, start their what-ifs.
+"""Every write of the policy suggestions: store what the rules propose, start their
+what-ifs, dismiss one.
 
 Called by the weekly task (``actor`` None: every queue) and by the page's "Look again
 now" button (the viewer: the queues they may edit). The rules and the cluster's dry
@@ -18,9 +19,12 @@ from apps.whatif import services
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion
 from apps.whatif.suggestion_list import Checked, suggestions_for, window_days
-from core.errors import InvalidInput
+from core import permissions
+from core.audit import AuditAction, record_audit
+from core.bounds import length_error
+from core.errors import InvalidInput, NotAllowed, RuleBroken
 
-# A later look re-judges these; a dismissed suggestion stays dismissed.
+# A later look re-judges these; a dismissed one only when its evidence changed (_rejudge).
 REJUDGED = (SuggestionState.OFFERED, SuggestionState.REFUSED, SuggestionState.SUPERSEDED)
 
 
@@ -34,6 +38,41 @@ def look_for_suggestions(*, actor=None) -> list[PolicySuggestion]:
         if _needs_whatif(suggestion):
             _start_whatif(suggestion, actor=actor)
     return stored
+
+
+@transaction.atomic
+def dismiss_suggestion(suggestion: PolicySuggestion, *, actor, reason: str = "") -> None:
+    """Set an offered or refused suggestion aside, kept with who, when and why.
+
+    Later looks find the row by its fingerprint and leave it dismissed while its
+    evidence is unchanged (``_rejudge``), so the same draft is not offered again.
+    """
+    if not permissions.can_dismiss_suggestion(actor, suggestion):
+        raise NotAllowed("only the queue's team leads and admins dismiss its suggestions")
+    if problem := length_error(PolicySuggestion, "dismissed_reason", reason):
+        raise InvalidInput.single("reason", f"{problem}, e.g. reason=we grow in March")
+    # Locked: two people dismissing at once (or a look re-judging it meanwhile) must
+    # leave one dismissal and one audit row, with the state it really had before.
+    current = PolicySuggestion.objects.select_for_update().get(pk=suggestion.pk)
+    if current.state not in SuggestionState.open_values():
+        raise RuleBroken(
+            f"suggestion #{current.pk} is {current.state}, not open; nothing dismissed",
+            code="not_open",
+        )
+    before = current.state
+    current.state = SuggestionState.DISMISSED
+    current.dismissed_at, current.dismissed_by = timezone.now(), actor
+    current.dismissed_reason = reason
+    current.save(update_fields=["state", "dismissed_at", "dismissed_by", "dismissed_reason"])
+    record_audit(
+        actor=actor,
+        action=AuditAction.UPDATE,
+        obj=current,
+        team=suggestion.queue.team,
+        before={"state": before},
+        after={"state": current.state},
+        reason=reason,
+    )
 
 
 def fingerprint(kind: str, queue: str, flavor: str, weeks: list[str], proposal: dict) -> str:
@@ -65,11 +104,26 @@ def _store(checked: Checked) -> PolicySuggestion:
         },
     )
     if not created:
-        PolicySuggestion.objects.filter(pk=found.pk, state__in=REJUDGED).update(
-            state=state, refusal=checked.refusal, checked_at=timezone.now()
-        )
+        _rejudge(found, state=state, refusal=checked.refusal, evidence=rule.evidence())
         found.refresh_from_db()
     return found
+
+
+def _rejudge(found: PolicySuggestion, *, state: str, refusal: str, evidence: dict) -> None:
+    """A stored draft found again: judged anew, unless dismissed over the same evidence."""
+    row = PolicySuggestion.objects.filter(pk=found.pk)
+    judged = {
+        "state": state,
+        "refusal": refusal,
+        "evidence": evidence,
+        "checked_at": timezone.now(),
+    }
+    # A dismissal holds while the evidence is unchanged; a rebuilt report that changed
+    # the figures of these weeks reopens it (the audit trail keeps the dismissal).
+    reopen = row.filter(state=SuggestionState.DISMISSED).exclude(evidence=evidence)
+    if reopen.update(**judged, dismissed_at=None, dismissed_by=None, dismissed_reason=""):
+        return
+    row.filter(state__in=REJUDGED).update(**judged)
 
 
 def _supersede(actor, *, keep: list[int]) -> int:

@@ -15,12 +15,13 @@ from apps.queues.reconcile.preview import change_request_proposal
 from apps.queues.snapshots import queue_snapshot
 from apps.whatif import charts, services
 from apps.whatif.choices import SuggestionState
+from apps.whatif.forms import DismissForm
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.money_table import money_rows
 from apps.whatif.suggestion_figures import whatif_figures
-from apps.whatif.suggestion_services import look_for_suggestions
+from apps.whatif.suggestion_services import dismiss_suggestion, look_for_suggestions
 from core import permissions
-from core.errors import Conflict, InvalidInput, NotAllowed
+from core.errors import Conflict, InvalidInput, NotAllowed, RuleBroken
 from core.pages import show_error
 
 
@@ -113,21 +114,44 @@ def _describe(outcome) -> str:
 @login_required
 def suggestion_list(request: HttpRequest) -> HttpResponse:
     """Stored suggestions: leads see their teams'; admins all, and those the cluster refused."""
+    return _suggestion_page(request, DismissForm())
+
+
+def _suggestion_page(request: HttpRequest, form: DismissForm, status: int = 200) -> HttpResponse:
     if not permissions.can_run_whatif(request.user):
         raise NotAllowed("only team leads and admins see policy suggestions")
-    visible = PolicySuggestion.objects.visible_to(request.user).select_related(
-        "queue", "whatif_run"
+    visible = PolicySuggestion.objects.shown_to(request.user).select_related(
+        "queue", "whatif_run", "dismissed_by"
     )
     offered = [
         (s, whatif_figures(s.whatif_run.result) if s.whatif_run and s.whatif_run.result else None)
         for s in visible.filter(state=SuggestionState.OFFERED)
     ]
-    refused = (
-        visible.filter(state=SuggestionState.REFUSED) if permissions.is_admin(request.user) else []
-    )
+    refused = visible.filter(state=SuggestionState.REFUSED)  # admins only: shown_to
+    dismissed = visible.filter(state=SuggestionState.DISMISSED).order_by("-dismissed_at")[:50]
     replaying = any(s.whatif_run and not s.whatif_run.is_finished for s, _ in offered)
-    context = {"offered": offered, "refused": refused, "replaying": replaying}
-    return render(request, "whatif/suggestion_list.html", context)
+    context = {"offered": offered, "refused": refused, "dismissed": dismissed,
+               "replaying": replaying, "dismiss_form": form}  # fmt: skip
+    return render(request, "whatif/suggestion_list.html", context, status=status)
+
+
+@login_required
+@require_POST
+def suggestion_dismiss(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "Dismiss": set one suggestion aside, with an optional reason."""
+    suggestion = get_object_or_404(PolicySuggestion.objects.shown_to(request.user), pk=pk)
+    form = DismissForm(request.POST)
+    if not form.is_valid():
+        for problem in form.errors.get("reason", []):
+            messages.error(request, f"reason: {problem} For example: we grow in March.")
+        return _suggestion_page(request, form, status=400)
+    try:
+        dismiss_suggestion(suggestion, actor=request.user, reason=form.cleaned_data["reason"])
+    except RuleBroken as exc:
+        show_error(request, exc)
+        return redirect("whatif:suggestions")
+    messages.info(request, f"Dismissed: {suggestion.title}.")
+    return redirect("whatif:suggestions")
 
 
 @login_required

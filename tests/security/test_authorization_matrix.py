@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
@@ -19,6 +20,8 @@ from apps.jobs.services.sweeps import SweepRequest, submit_sweep
 from apps.queues import services
 from apps.queues.models import AuditEntry
 from apps.reports.services import build_weekly_report
+from apps.whatif.choices import SuggestionState
+from apps.whatif.models import PolicySuggestion
 from apps.whatif.services import request_whatif
 from core.roles import TeamRole
 from testkit.factories import UserFactory, quota, set_policy
@@ -501,6 +504,10 @@ MATRIX: dict[str, list[tuple]] = {
     "whatif:suggestion-refresh": [
         ("post", "/whatif/suggestions/refresh/", {}, (L, 403, 302, 302, 302, T))
     ],
+    # Another team's suggestion answers as one that does not exist.
+    "whatif:suggestion-dismiss": [
+        ("post", "/whatif/suggestions/{sugg}/dismiss/", {}, (L, 404, 404, 302, 302, T))
+    ],
     "whatif:run": [("get", "/whatif/{run}/", None, (L, 404, 404, 200, 200, T))],
     "whatif:apply": [("post", "/whatif/{run}/apply/", {}, (L, 404, 404, 302, 302, T))],
     # A what-if of a change request ({cr}, filed by vision's lead): whoever may edit the queue.
@@ -519,6 +526,17 @@ MATRIX: dict[str, list[tuple]] = {
         ("post", "/api/v1/whatif/", WHATIF, (U, 403, 403, 202, 202, 403)),
     ],
     "whatif-detail": [("get", "/api/v1/whatif/{run}/", None, (U, 404, 404, 200, 200, 404))],
+    # Suggestions as the page shows them: others get an empty list, and 404 for one.
+    "suggestion-list": [
+        ("get", "/api/v1/suggestions/", None, (U, 200, 200, 200, 200, 200)),
+        ("get", "/api/v1/suggestions/?state=open", None, (U, 400, 400, 400, 400, 400)),
+    ],
+    "suggestion-detail": [
+        ("get", "/api/v1/suggestions/{sugg}/", None, (U, 404, 404, 200, 200, 404))
+    ],
+    "suggestion-dismiss": [
+        ("post", "/api/v1/suggestions/{sugg}/dismiss/", {}, (U, 404, 404, 200, 200, 404))
+    ],
     "whatif-apply": [("post", "/api/v1/whatif/{run}/apply/", {}, (U, 404, 404, 400, 400, 404))],
     # --- live views: queues a viewer submits to (admins: all); workloads of their teams'
     # namespaces (vision's here), anyone else 404. No cluster answers here: "unreachable".
@@ -619,6 +637,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
     ).record
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
+    suggestion = _offered_suggestion(queue)
     return {
         "queue": queue,
         "cr": change_request,
@@ -636,6 +655,7 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "peer_sweep": peer_sweep.pk,
         "week": report.week,
         "run": run.pk,
+        "sugg": suggestion.pk,
         "tok": personal.pk,
         "grant": getattr(grant, "pk", 0),
         "sci": scientist.pk,
@@ -661,9 +681,26 @@ def target_url(url: str, world: dict) -> str:
         peer_sweep=world["peer_sweep"],
         week=world["week"],
         run=world["run"],
+        sugg=world["sugg"],
         tok=world["tok"],
         grant=world["grant"],
         sci=world["sci"],
+    )
+
+
+def _offered_suggestion(queue) -> PolicySuggestion:
+    """A stored suggestion on the lead's queue, as the weekly look leaves one."""
+    return PolicySuggestion.objects.create(
+        checked_at=timezone.now(),
+        kind="lower-idle-quota",
+        queue=queue,
+        flavor="h100",
+        title=f"Lower {queue.name} on h100: 16 → 3 GPUs",
+        weeks=[WEEK],
+        evidence={"summary": "", "facts": {}, "columns": [], "rows": []},
+        proposal={"quotas": []},
+        fingerprint="matrix",
+        state=SuggestionState.OFFERED,
     )
 
 

@@ -136,6 +136,12 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
     "whatif:from-queue": ("/queues/{queue}/whatif/", ("lead", "admin"), POLICY, (302,)),
     # "Look again now" reads no form fields; fuzzed ones are ignored and it redirects.
     "whatif:suggestion-refresh": ("/whatif/suggestions/refresh/", ("lead", "admin"), {}, (302,)),
+    "whatif:suggestion-dismiss": (
+        "/whatif/suggestions/{sugg}/dismiss/",
+        ("lead", "admin"),
+        {"reason": "we grow in March"},
+        (302,),
+    ),
     "users:new": (
         "/administration/users/new/",
         ("admin",),

@@ -125,12 +125,14 @@ BASE: dict[tuple[str, str], tuple[str, object]] = {
     ("post", "/api/v1/users/{username}/stop-notebooks/"): ("admin", {}),
     ("post", "/api/v1/whatif/"): ("lead", {"draft": {"vision": {"fair_weight": "2"}}}),
     ("post", "/api/v1/whatif/{id}/apply/"): ("lead", {}),
+    ("post", "/api/v1/suggestions/{id}/dismiss/"): ("lead", {}),
 }
 # Operations that write nothing (a preview answers the draft's problems with 200).
 WRITE_NOTHING = {("post", "/api/v1/queues/{id}/preview/")}
 OBJECT_OF = {  # a path's {placeholder} per resource
     "change-requests": "cr", "cohorts": "research", "flavors": "h100",
     "priority-tiers": "p2-standard", "queues": "queue", "teams": "vision", "whatif": "run",
+    "suggestions": "sugg",
 }  # fmt: skip
 
 

@@ -64,6 +64,18 @@ def ran(team: str, gpus: int, week: str, uid: str) -> None:
     )  # fmt: skip
 
 
+def waited(team: str, gpus: int, week: str, hours: float, uid: str) -> None:
+    """A workload of ``team`` for ``gpus`` h100, pending ``hours`` from the third day of
+    ``week``, then admitted on h100 for an hour."""
+    start = week_bounds(week)[0] + timedelta(days=3)
+    admitted = start + timedelta(hours=hours)
+    WorkloadRecord.objects.create(
+        uid=uid, namespace=f"team-{team}", name=uid, team_slug=team, gpus=gpus,
+        gpus_by_flavor={"h100": gpus}, created_at=start, first_admitted_at=admitted,
+        finished_at=admitted + timedelta(hours=1),
+    )  # fmt: skip
+
+
 def crowded_out(
     weeks: list[str], borrower: str, borrowed: float, lender: str, lent: float, p95_wait_s: float
 ) -> None:

@@ -8,7 +8,7 @@ from apps.reports.models import WeeklyReport
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.tasks import look_for_suggestions_task
-from apps.whatif.tests.suggestion_history import crowded_out, starved
+from apps.whatif.tests.suggestion_history import crowded_out, starved, waited
 from portal.schedule import beat_schedule
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +156,41 @@ def test_a_starving_team_gets_a_higher_weight_where_fair_sharing_is_on(history, 
         {"fair_weight": "1.7"},
     )
     assert found.title == "Raise the fair-sharing weight of nlp: 1 → 1.7"
+
+
+def test_a_lending_limit_that_held_back_wanted_gpus_is_raised(history):
+    # nlp: nominal 16, lendingLimit 10. On day 3 of each week nlp ran nothing (its one
+    # workload ran on day 1), so 16 sat unused, 16 − 10 = 6 of them above the limit,
+    # while vision waited 10 h for 4 h100 (4 ≤ 16 unused: it would have fit):
+    # held back min(6, 4) = 4 GPUs × 10 h = 40 GPU-hours a week (≥ 24), 4 at most at once.
+    # Proposed: 10 + median(4, 4) = 14 (≤ the nominal 16).
+    for n, week in enumerate(history):
+        waited("vision", 4, week, 10.0, f"w{n}")
+    look_for_suggestions_task()
+    found = PolicySuggestion.objects.get(kind="raise-lending-limit")
+    assert (found.queue.name, found.flavor, found.state) == ("nlp", "h100", "offered")
+    assert found.title == "Lend more of nlp on h100: 10 → 14 GPUs"
+    assert found.evidence["rows"] == [[history[1], "40.0", "4"], [history[0], "40.0", "4"]]
+    [h100] = [q for q in found.proposal["quotas"] if q["flavor"] == "h100"]
+    assert (h100["nominal"], h100["lending_limit"]) == ("16", "14")
+    assert found.whatif_run.draft == {"nlp": found.proposal}
+
+
+def test_a_lending_limit_is_left_alone_when_nobody_waited_for_it(history):
+    look_for_suggestions_task()  # the recorded workloads were all admitted at once
+    assert not PolicySuggestion.objects.filter(kind="raise-lending-limit").exists()
+
+
+def test_a_raised_lending_limit_is_replayed_before_it_may_be_applied(
+    history, eager_celery, django_capture_on_commit_callbacks
+):
+    for n, week in enumerate(history):
+        waited("vision", 4, week, 10.0, f"w{n}")
+    with django_capture_on_commit_callbacks(execute=True):
+        look_for_suggestions_task()
+    found = PolicySuggestion.objects.get(kind="raise-lending-limit")
+    run = found.whatif_run
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    assert found.can_apply
+    assert {t["team"] for t in run.result["teams"]} >= {"nlp", "vision"}
