@@ -8,13 +8,13 @@ The start-time estimates of queued work (``apps.whatif``) and a job's quote
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
 from .clock import parse_timestamp
 from .parse import DURATION_ANNOTATION
 from .simulation import NEXT_INSTANT_MS, Simulation
+from .status import writable_status
 
 # A workload already running longer than expected is assumed to need a tenth more.
 OVERRUN_FRACTION = 0.1
@@ -30,14 +30,14 @@ def reserved_at_ms(obj: dict) -> int | None:
 
 def model_copy(obj: dict) -> dict:
     """A copy of ``obj`` the model may be given: its own top level, metadata, annotations
-    and (deep) status, the parts a simulation writes (``parse_workload`` and ``_accept``
-    fill in metadata, the status writer the conditions and admission); the spec and the
-    rest are shared with ``obj``, since the model only reads them. A fraction of a deep
-    copy's cost: the pod template is most of a Workload."""
+    and status (``writable_status``), the parts a simulation writes (``parse_workload``
+    and ``_accept`` fill in metadata, the status writer the conditions and admission); the
+    spec and the rest are shared with ``obj``, since the model only reads them. A fraction
+    of a deep copy's cost: the pod template is most of a Workload."""
     meta = obj.get("metadata") or {}
     copied = {**obj, "metadata": {**meta, "annotations": dict(meta.get("annotations") or {})}}
-    if "status" in obj:
-        copied["status"] = copy.deepcopy(obj["status"])
+    if isinstance(obj.get("status"), dict):
+        copied["status"] = writable_status(obj["status"])
     return copied
 
 
