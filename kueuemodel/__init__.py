@@ -29,6 +29,9 @@ Running the present forward
   and says when each workload is first admitted (the start estimates and quotes);
   ``expected_run_ms`` is the run-time rule ``with_run_time`` applies (overdue work needs a
   tenth more, never past its bound), for estimates made without the model.
+  ``model_copy(obj)`` is the copy both hand out: a simulation writes only a Workload's
+  metadata and status, so only those are copied and the spec is shared (one object read
+  from a cluster can feed several runs without deep copies).
 
 Status and reports
   ``cluster_queue_status / local_queue_status / cohort_status / pending_workloads`` build
@@ -60,7 +63,7 @@ Scenarios
 """
 
 from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
-from .forecast import expected_run_ms, first_admissions, with_run_time
+from .forecast import expected_run_ms, first_admissions, model_copy, with_run_time
 from .latency import Latency
 from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
 from .parse import DURATION_ANNOTATION, PRIORITY_LABEL, QUEUE_LABEL
@@ -106,6 +109,7 @@ __all__ = [
     "format_timestamp",
     "load_specs",
     "local_queue_status",
+    "model_copy",
     "parse_units",
     "parse_duration",
     "parse_milli",

@@ -8,13 +8,13 @@ The start-time estimates of queued work (``apps.whatif``) and a job's quote
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
 from .clock import parse_timestamp
 from .parse import DURATION_ANNOTATION
 from .simulation import NEXT_INSTANT_MS, Simulation
+from .status import writable_status
 
 # A workload already running longer than expected is assumed to need a tenth more.
 OVERRUN_FRACTION = 0.1
@@ -28,13 +28,25 @@ def reserved_at_ms(obj: dict) -> int | None:
     return None
 
 
+def model_copy(obj: dict) -> dict:
+    """A copy of ``obj`` the model may be given: its own top level, metadata, annotations
+    and status (``writable_status``), the parts a simulation writes (``parse_workload``
+    and ``_accept`` fill in metadata, the status writer the conditions and admission); the
+    spec and the rest are shared with ``obj``, since the model only reads them. A fraction
+    of a deep copy's cost: the pod template is most of a Workload."""
+    meta = obj.get("metadata") or {}
+    copied = {**obj, "metadata": {**meta, "annotations": dict(meta.get("annotations") or {})}}
+    if isinstance(obj.get("status"), dict):
+        copied["status"] = writable_status(obj["status"])
+    return copied
+
+
 def with_run_time(obj: dict, expected_ms: int, now_ms: int, *, bound_ms: int | None = None) -> dict:
-    """A copy of ``obj`` that runs ``expected_ms`` from its admission (or a little past
-    now, if already overdue), never past ``bound_ms`` (its maximum run time)."""
-    obj = copy.deepcopy(obj)
+    """A copy of ``obj`` (``model_copy``) that runs ``expected_ms`` from its admission (or
+    a little past now, if already overdue), never past ``bound_ms`` (its maximum run time)."""
+    obj = model_copy(obj)
     run_ms = expected_run_ms(reserved_at_ms(obj), expected_ms, now_ms, bound_ms=bound_ms)
-    annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
-    annotations[DURATION_ANNOTATION] = f"{run_ms}ms"
+    obj["metadata"]["annotations"][DURATION_ANNOTATION] = f"{run_ms}ms"
     return obj
 
 

@@ -49,6 +49,19 @@ def set_condition(
     )
 
 
+def writable_status(status: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a Workload's ``status`` the writers below may write into: what they
+    change in place (each condition, each eviction count) is copied; what they only
+    replace or remove (the admission, the execution time) is shared."""
+    copied = dict(status)
+    if status.get("conditions") is not None:
+        copied["conditions"] = [dict(condition) for condition in status["conditions"]]
+    stats = status.get("schedulingStats")
+    if stats and stats.get("evictions") is not None:
+        copied["schedulingStats"] = {**stats, "evictions": [dict(e) for e in stats["evictions"]]}
+    return copied
+
+
 def get_condition(obj: dict[str, Any], kind: str) -> dict[str, Any] | None:
     for condition in (obj.get("status") or {}).get("conditions") or ():
         if condition["type"] == kind:

@@ -47,6 +47,7 @@ _.block_on_close
 _.protocol_version
 _.server_version
 _.close_connection
+_.disable_nagle_algorithm
 # A Kueue preemption policy users may choose: reached by its value, not its name.
 _.LOWER_OR_NEWER_EQUAL_PRIORITY
 

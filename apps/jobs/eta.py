@@ -12,13 +12,12 @@ recorded run time at the same percentile.
 
 from __future__ import annotations
 
-import copy
 from collections import defaultdict
 from dataclasses import dataclass
 
 from apps.jobs.run_history import ExpectedRun
 from informer import objects as o
-from kueuemodel import DURATION_ANNOTATION, first_admissions, with_run_time
+from kueuemodel import DURATION_ANNOTATION, first_admissions, model_copy, with_run_time
 
 HORIZON_MS = 14 * 24 * 3_600_000
 # At most this many arrivals of one stream are simulated (the note says up to when).
@@ -138,17 +137,15 @@ def _with_expected(workload: dict, expected: dict[str, ExpectedRun], pick: str, 
     run = expected.get(o.key(workload))
     if run is None:
         return without_run_time(workload)
+    # with_run_time's annotation replaces any run time a simulated cluster annotated.
     return with_run_time(
-        without_run_time(workload),
-        round(getattr(run, pick) * 1000),
-        now_ms,
-        bound_ms=run.bound_s * 1000,
+        workload, round(getattr(run, pick) * 1000), now_ms, bound_ms=run.bound_s * 1000
     )
 
 
 def without_run_time(obj: dict) -> dict:
-    """A copy for the model (it writes status into what it is given), without the run time a simulated cluster annotates: no real cluster knows it."""
-    obj = copy.deepcopy(obj)
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    annotations.pop(DURATION_ANNOTATION, None)
+    """A copy for the model (``model_copy``: it writes status into what it is given),
+    without the run time a simulated cluster annotates: no real cluster knows it."""
+    obj = model_copy(obj)
+    obj["metadata"]["annotations"].pop(DURATION_ANNOTATION, None)
     return obj

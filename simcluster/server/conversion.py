@@ -89,7 +89,12 @@ def to_storage(rtype: ResourceType, version: str, obj: Obj) -> Obj:
 
 def from_storage(rtype: ResourceType, version: str, obj: Obj) -> Obj:
     """A copy of stored ``obj`` as seen through ``version``."""
-    out = copy.deepcopy(obj)
+    return as_served(rtype, version, copy.deepcopy(obj))
+
+
+def as_served(rtype: ResourceType, version: str, out: Obj) -> Obj:
+    """``out``, a private copy of a stored object, turned in place into what ``version``
+    serves (a list's copies are private already: a second copy would double its cost)."""
     if version != rtype.storage_version:
         _convert(rtype, out, upward=False)
     out["apiVersion"] = rtype.api_version(version)

@@ -82,7 +82,7 @@ class Cluster(DeletionMixin):
                 target.namespace if rtype.namespaced and target.namespace else None,
                 keep=predicate if stored_form else None,
             )
-        items = [conversion.from_storage(rtype, target.version, o) for o in objects]
+        items = [conversion.as_served(rtype, target.version, o) for o in objects]
         items = [item for item in items if predicate(item)]
         start = _decode_continue(token)
         if start is not None:

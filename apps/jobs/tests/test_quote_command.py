@@ -7,10 +7,11 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from apps.jobs.models import BatchJob
+from apps.jobs.models import BatchJob, InteractivePool, Notebook
 from apps.queues.models import AuditEntry, ResourceFlavor
 from apps.queues.reconcile.run import reconcile
 from apps.reports.services.usage import set_gpu_price
+from testkit.notebooks import IMAGE
 
 pytestmark = pytest.mark.django_db
 
@@ -73,4 +74,28 @@ def test_a_rule_of_submission_is_named(scientist, queue, template, tmp_path):
     path = tmp_path / "job.yaml"
     path.write_text("template: no-such\nflavor: h100\ngpus_per_pod: 8\n")
     with pytest.raises(CommandError, match=r"^template: "):
+        run_quote(str(path), "--as", "scientist")
+
+
+def notebook_yaml(tmp_path, gpus: int) -> str:
+    path = tmp_path / "notebook.yaml"
+    path.write_text(f"kind: notebook\nimage: {IMAGE}\nflavor: h100\ngpus: {gpus}\n")
+    return str(path)
+
+
+def test_a_notebook_body_is_quoted_from_the_pools_accounting(pool, scientist, tmp_path):
+    InteractivePool.objects.filter(pk=pool.pk).update(max_gpus_per_user=8)
+    rows = Notebook.objects.count(), AuditEntry.objects.count()
+    # The pool's 8 h100 GPUs are all free: 2 fit at once; 9 never could.
+    text = run_quote(notebook_yaml(tmp_path, 2), "--as", "scientist")
+    assert text.splitlines()[0] == "now: it would start now on the pool's h100"
+    answer = json.loads(run_quote(notebook_yaml(tmp_path, 9), "--as", "scientist", "--json"))
+    assert (answer["verdict"], answer["field"]) == ("never", "gpus")
+    assert (Notebook.objects.count(), AuditEntry.objects.count()) == rows
+
+
+def test_an_unknown_kind_is_refused_naming_the_field(scientist, tmp_path):
+    path = tmp_path / "body.yaml"
+    path.write_text("kind: pipeline\nimage: x\n")
+    with pytest.raises(CommandError, match='kind: must be "job" or "notebook"'):
         run_quote(str(path), "--as", "scientist")

@@ -10,8 +10,9 @@ from django.core.management.base import BaseCommand, CommandError
 from rest_framework.exceptions import ValidationError
 
 from apps.accounts.management.commands.create_token import active_user
-from apps.jobs.api.serializers import QuoteSerializer, job_request
-from apps.jobs.services import Principal
+from apps.jobs.api.serializers import NotebookCreateSerializer, QuoteSerializer, job_request
+from apps.jobs.services import NotebookRequest, Principal
+from apps.jobs.services.notebook_quotes import quote_notebook
 from apps.jobs.services.quotes import quote_job
 from core.errors import DomainError
 
@@ -20,8 +21,8 @@ EXAMPLE = "template: pytorch-train, flavor: h100, gpus_per_pod: 8"
 
 class Command(BaseCommand):
     help = (
-        "Quote a job: FILE holds the body of POST /api/v1/jobs/ as YAML or JSON; prints "
-        "the verdict (never, now or later) with its reasons, start estimate and cost, as "
+        "Quote a job: FILE holds the body of POST /api/v1/jobs/ as YAML or JSON (or, with "
+        "kind: notebook, of POST /api/v1/notebooks/); prints the verdict (never, now or later) with its reasons, start estimate and cost, as "
         "POST /api/v1/quotes/ answers it for the user of --as. Writes nothing."
     )
 
@@ -36,13 +37,28 @@ class Command(BaseCommand):
         user = active_user(username, option="--as")
         body = _read_body(file)
         try:
-            quote = quote_job(user, job_request(body), actor=Principal(user))
+            quote = _quote(user, body)
         except ValidationError as exc:
             raise CommandError(_first_problem(exc.detail)) from None
         except DomainError as exc:
             raise CommandError(f"{exc.field}: {exc.detail}" if exc.field else exc.detail) from None
         answer = QuoteSerializer(quote.as_dict()).data
         self.stdout.write(_json_text(answer) if as_json else _in_lines(answer))
+
+
+def _quote(user, body: dict):
+    """A job's quote, or with ``kind: notebook`` a notebook's, as the quotes API gives it;
+    a notebook is quoted for ``user`` (``--as``), whatever ``user`` a launcher's body names."""
+    kind = body.get("kind", "job")
+    fields = {k: v for k, v in body.items() if k != "kind"}
+    if kind == "job":
+        return quote_job(user, job_request(fields), actor=Principal(user))
+    if kind != "notebook":
+        raise CommandError('kind: must be "job" or "notebook", e.g. kind: notebook')
+    request = NotebookCreateSerializer(data=fields)
+    request.is_valid(raise_exception=True)
+    data = {k: v for k, v in request.validated_data.items() if k != "user"}
+    return quote_notebook(user, NotebookRequest(**data), actor=Principal(user))
 
 
 def _read_body(file: str) -> dict:
