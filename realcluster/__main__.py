@@ -42,6 +42,11 @@ def _parser() -> argparse.ArgumentParser:
     up = commands.add_parser("up", help="start the control plane (foreground)")
     up.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR)
     up.add_argument("--fair-sharing", action="store_true", help="Kueue's fair sharing on")
+    up.add_argument(
+        "--admission-fair-sharing",
+        action="store_true",
+        help="Kueue's admissionFairSharing block (fairness between LocalQueues of one queue)",
+    )
     up.add_argument("--nodes", type=_node_spec, action="append", default=[])
     up.add_argument("--nodes-file", type=Path, help="Node manifests (YAML) to register")
     up.add_argument("--demo-nodes", action="store_true", help="the demo cluster's GPU nodes")
@@ -52,7 +57,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _up(args: argparse.Namespace) -> int:
-    plane = ControlPlane(args.workdir, fair_sharing=args.fair_sharing)
+    plane = ControlPlane(
+        args.workdir,
+        fair_sharing=args.fair_sharing,
+        admission_fair_sharing=args.admission_fair_sharing,
+    )
     try:
         plane.up()
     except StartupError as exc:

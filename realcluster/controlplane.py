@@ -71,6 +71,7 @@ class ControlPlane:
         workdir: Path,
         *,
         fair_sharing: bool = False,
+        admission_fair_sharing: bool = False,
         quiet_kueue: bool = True,
         audited_users: tuple[str, ...] = (),
     ):
@@ -78,6 +79,7 @@ class ControlPlane:
         (``requests_by``); writes by anyone are always kept (``writes_by``)."""
         self.workdir = Path(workdir)
         self.fair_sharing = fair_sharing
+        self.admission_fair_sharing = admission_fair_sharing
         self.audited_users = tuple(audited_users)
         self.quiet_kueue = quiet_kueue
         self.pki_dir = self.workdir / "pki"
@@ -417,6 +419,7 @@ class ControlPlane:
             metrics_port=self.ports["kueue_metrics"],
             visibility_port=self.ports["visibility"],
             fair_sharing=self.fair_sharing,
+            admission_fair_sharing=self.admission_fair_sharing,
         )
         path = self.workdir / "kueue-config.yaml"
         path.write_text(yaml.safe_dump(config, sort_keys=False))

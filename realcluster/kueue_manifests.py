@@ -108,6 +108,18 @@ def visibility_api(module: Path, port: int) -> list[dict]:
     return [service, *services]
 
 
+# Kueue's AdmissionFairSharing block (docs/fair-sharing-between-users.md): the weights we
+# recommend, on a test's time scale: usage sampled every 2 s and halved every minute, so
+# that a 1-GPU job adds 1000m × (1 - 0.5^(2/60)) ≈ 22m GPU per sample (Kueue keeps usage in
+# whole milli-units; a day's half-life would round a 2 s sample to 0). Opt-in: with it
+# Kueue writes every LocalQueue's status each interval, which other tests need not see.
+ADMISSION_FAIR_SHARING = {
+    "usageHalfLifeTime": "1m",
+    "usageSamplingInterval": "2s",
+    "resourceWeights": {"nvidia.com/gpu": 100.0, "cpu": 1.0, "memory": 0.0},
+}
+
+
 def configuration(
     *,
     webhook_port: int,
@@ -116,6 +128,7 @@ def configuration(
     metrics_port: int,
     visibility_port: int,
     fair_sharing: bool,
+    admission_fair_sharing: bool = False,
 ) -> dict[str, Any]:
     """Kueue's Configuration for a loopback run: no leader election, our own certificates."""
     config: dict[str, Any] = {
@@ -136,6 +149,8 @@ def configuration(
         config["fairSharing"] = {
             "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
         }
+    if admission_fair_sharing:
+        config["admissionFairSharing"] = ADMISSION_FAIR_SHARING
     return config
 
 

@@ -88,12 +88,14 @@ class _Positions:
     def __init__(self, client: KubeClient):
         self.client, self.cache = client, {}
 
-    def of(self, namespace: str, queue: str, workload: dict | None) -> int | None:
+    def of(self, namespace: str, workload: dict | None) -> int | None:
         if workload is None:
             return None
-        key = (namespace, queue)
+        # The LocalQueue the workload is in: the team's one, or its owner's own when the
+        # queue is fair between users (docs/fair-sharing-between-users.md).
+        key = (namespace, st.queue_name(workload))
         if key not in self.cache:
-            self.cache[key] = cluster.pending_positions(self.client, namespace, queue)
+            self.cache[key] = cluster.pending_positions(self.client, *key)
         return self.cache[key].get(workload["metadata"]["name"])
 
 
@@ -168,7 +170,7 @@ def _sync_notebooks(rows, observed, by_owner, positions, now) -> int:
             pending_reason=st.pending_reason(workload, pods, observed.cluster_queues, need)
             if waiting
             else "",
-            position=positions.of(nb.namespace, nb.pool.name, workload)
+            position=positions.of(nb.namespace, workload)
             if phase.state == NotebookState.QUEUED
             else None,
             workload_name=workload["metadata"]["name"] if workload else "",
@@ -199,7 +201,7 @@ def _sync_jobs(rows, observed, by_owner, by_uid, positions, now) -> int:
             pending_reason=st.pending_reason(workload, pods, observed.cluster_queues, need)
             if waiting
             else "",
-            position=positions.of(job.namespace, job.queue.name, workload)
+            position=positions.of(job.namespace, workload)
             if phase.state == JobState.QUEUED
             else None,
             workload_name=workload["metadata"]["name"] if workload else "",

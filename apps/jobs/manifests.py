@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
+from apps.queues.user_queues import submission_queue
 from informer.kinds import JOB_LABEL
 
 if TYPE_CHECKING:
@@ -315,7 +316,7 @@ def job_manifest(job: BatchJob, *, checkpoint_claim: str) -> dict:
     resources = {k: v for k, v in (("cpu", job.cpu), ("memory", job.memory)) if v}
     spec = JobSpec(
         **_workload_fields(job),
-        queue=job.queue.name,
+        queue=submission_queue(job.queue, job.owner.get_username()),
         priority_class=job.priority_tier.name,
         command=tuple(job.command),
         gpus_per_pod=job.gpus_per_pod,

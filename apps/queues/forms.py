@@ -39,6 +39,11 @@ KUEUE_HELP = {
         "Hold stops admitting; HoldAndDrain also evicts what is admitted.",
         f"{CLUSTER_QUEUE_DOCS}#stoppolicy",
     ),
+    "fair_between_users": (
+        "Team queues only: each member gets a LocalQueue of their own, and Kueue admits the "
+        "member with the least recent usage first (AdmissionFairSharing).",
+        "https://kueue.sigs.k8s.io/docs/concepts/admission_fair_sharing/",
+    ),
     "reclaim_within_cohort": (
         "Whether workloads may preempt others of the cohort that borrow this queue's quota.",
         f"{CLUSTER_QUEUE_DOCS}#preemption",
@@ -89,6 +94,7 @@ class QueuePolicyForm(forms.Form):
     fair_weight = forms.CharField(label="Fair-sharing weight")
     queueing_strategy = forms.ChoiceField(choices=QueueingStrategy.choices)
     stop_policy = forms.ChoiceField(choices=StopPolicy.choices)
+    fair_between_users = forms.BooleanField(required=False, label="Fair between users")
     reclaim_within_cohort = forms.ChoiceField(choices=ReclaimWithinCohort.choices)
     within_cluster_queue = forms.ChoiceField(choices=WithinClusterQueue.choices)
     borrow_within_cohort = forms.ChoiceField(choices=BorrowWithinCohort.choices)
@@ -118,7 +124,14 @@ class QueuePolicyForm(forms.Form):
     @staticmethod
     def initial_from(snapshot: dict) -> dict:
         initial = {
-            k: snapshot[k] for k in ("version", "fair_weight", "queueing_strategy", "stop_policy")
+            k: snapshot[k]
+            for k in (
+                "version",
+                "fair_weight",
+                "queueing_strategy",
+                "stop_policy",
+                "fair_between_users",
+            )
         }
         initial["cohort"] = snapshot["cohort"] or ""
         initial.update(snapshot["preemption"])
@@ -136,6 +149,7 @@ class QueuePolicyForm(forms.Form):
             "fair_weight": data["fair_weight"],
             "queueing_strategy": data["queueing_strategy"],
             "stop_policy": data["stop_policy"],
+            "fair_between_users": data["fair_between_users"],
             "preemption": {f: data.get(f) for f in PREEMPTION_FIELDS},
             "quotas": self._quotas(),
         }

@@ -7,6 +7,8 @@ every object the portal owns, in the storage version ``v1beta2``.
 ``to_api_version`` converts a manifest for clusters spoken to in ``v1beta1``.
 Besides Kueue's kinds it renders each team namespace and, when the admin named a
 storage class, the namespace's checkpoint volume (a PersistentVolumeClaim).
+A queue that is fair between users also gets a LocalQueue per team member
+(``apps.queues.user_queues``; docs/fair-sharing-between-users.md).
 
 ``OWNED_FIELDS`` lists, per kind, the paths the portal manages. Only these are
 compared and patched; everything else on a live object (server defaults,
@@ -18,13 +20,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.queues.user_queues import user_label_value, user_local_queue_name
+
 GROUP = "kueue.x-k8s.io"
 STORAGE_VERSION = "v1beta2"
 MANAGED_BY = "app.kubernetes.io/managed-by"
 MANAGER = "quartermaster"
 TEAM_LABEL = "quartermaster.io/team"
 COST_CENTER_LABEL = "quartermaster.io/cost-center"
-OWNED_LABELS = (MANAGED_BY, TEAM_LABEL, COST_CENTER_LABEL)
+USER_LABEL = "quartermaster.io/user"  # on a member's own LocalQueue
+OWNED_LABELS = (MANAGED_BY, TEAM_LABEL, COST_CENTER_LABEL, USER_LABEL)
+FAIR_BETWEEN_USERS = {"admissionMode": "UsageBasedAdmissionFairSharing"}
 
 NAMESPACE = "Namespace"
 PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
@@ -68,6 +74,7 @@ OWNED_FIELDS: dict[str, tuple[str, ...]] = {
         "spec.preemption",
         "spec.fairSharing",
         "spec.stopPolicy",
+        "spec.admissionScope",
     ),
     LOCAL_QUEUE: ("spec.clusterQueue", "spec.stopPolicy"),
 }
@@ -80,6 +87,7 @@ class TeamSpec:
     slug: str
     cost_center: str
     namespaces: tuple[str, ...]
+    members: tuple[str, ...] = ()  # usernames, for the per-user LocalQueues
 
 
 @dataclass(frozen=True)
@@ -231,16 +239,34 @@ def render_cluster_queue(queue: dict) -> dict:
         "preemption": _preemption(queue["preemption"]),
         "fairSharing": {"weight": queue["fair_weight"]},
         "stopPolicy": queue["stop_policy"],
+        # Orders the LocalQueues pointing here by their recent usage (Kueue's AFS).
+        "admissionScope": FAIR_BETWEEN_USERS if queue.get("fair_between_users") else None,
     }
     meta = _metadata(queue["name"], team=queue.get("team"))
     return _kueue(CLUSTER_QUEUE, meta, spec=_compact(spec))
 
 
-def render_local_queue(queue: dict, namespace: str) -> dict:
-    meta = _metadata(queue["name"], namespace=namespace, team=queue.get("team"))
+def render_local_queue(queue: dict, namespace: str, *, user: str = "") -> dict:
+    """The queue's LocalQueue in ``namespace``, or ``user``'s own one when given."""
+    name = user_local_queue_name(queue["name"], user) if user else queue["name"]
+    meta = _metadata(name, namespace=namespace, team=queue.get("team"))
+    if user:
+        meta["labels"][USER_LABEL] = user_label_value(user)
     # stopPolicy is spelled out so a queue we once held is released when desired again.
     spec = {"clusterQueue": queue["name"], "stopPolicy": "None"}
     return _kueue(LOCAL_QUEUE, meta, spec=spec)
+
+
+def render_local_queues(queue: dict, teams: list[TeamSpec]) -> list[dict]:
+    """The queue's LocalQueue in each of its namespaces and, when it is fair between
+    users, one per team member there (the team's one stays for notebooks and tools)."""
+    team = next((t for t in teams if t.slug == queue.get("team")), None)
+    members = team.members if team and queue.get("fair_between_users") else ()
+    return [
+        render_local_queue(queue, ns, user=user)
+        for ns in queue_namespaces(queue, teams)
+        for user in ("", *members)
+    ]
 
 
 def queue_namespaces(queue: dict, teams: list[TeamSpec]) -> list[str]:
@@ -250,8 +276,7 @@ def queue_namespaces(queue: dict, teams: list[TeamSpec]) -> list[str]:
 
 
 def render_queue(queue: dict, teams: list[TeamSpec]) -> list[dict]:
-    local = [render_local_queue(queue, ns) for ns in queue_namespaces(queue, teams)]
-    return [render_cluster_queue(queue), *local]
+    return [render_cluster_queue(queue), *render_local_queues(queue, teams)]
 
 
 def render_all(state: PolicyState) -> list[dict]:

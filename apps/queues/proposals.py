@@ -39,6 +39,8 @@ def _check_fields(proposal: dict, add) -> None:
     for name in ("fair_weight", "queueing_strategy", "stop_policy"):
         if name in proposal and not _is_text_or_number(proposal[name]):
             add(name, TEXT)
+    if "fair_between_users" in proposal and not isinstance(proposal["fair_between_users"], bool):
+        add("fair_between_users", "must be true or false, e.g. true")
     if proposal.get("cohort") is not None and not isinstance(proposal["cohort"], str):
         add("cohort", "must be a cohort name or null")
     if proposal.get("preemption") is not None:

@@ -14,7 +14,13 @@ PREEMPTION_FIELDS = (
     "borrow_within_cohort",
     "borrow_max_priority_threshold",
 )
-SCALAR_FIELDS = ("cohort", "fair_weight", "queueing_strategy", "stop_policy")
+SCALAR_FIELDS = (
+    "cohort",
+    "fair_weight",
+    "queueing_strategy",
+    "stop_policy",
+    "fair_between_users",
+)
 QUOTA_FIELDS = ("nominal", "borrowing_limit", "lending_limit")
 
 
@@ -27,6 +33,7 @@ def queue_snapshot(queue) -> dict[str, Any]:
         "fair_weight": queue.fair_weight,
         "queueing_strategy": queue.queueing_strategy,
         "stop_policy": queue.stop_policy,
+        "fair_between_users": queue.fair_between_users,
         "preemption": {field: getattr(queue, field) for field in PREEMPTION_FIELDS},
         "quotas": [quota_snapshot(q) for q in queue.quotas.all()],
         "version": queue.version,

@@ -64,6 +64,7 @@ def validate_queue(proposal: dict[str, Any], catalog: PolicyCatalog) -> Findings
     _check_choices(proposal, findings)
     _check_weight(proposal.get("fair_weight"), "fair_weight", findings)
     _check_cohort(proposal, catalog, findings)
+    _check_fair_between_users(proposal, findings)
     _check_preemption(proposal.get("preemption") or {}, findings)
     _check_quotas(proposal, catalog, findings)
     return findings
@@ -127,6 +128,16 @@ def _check_cohort(proposal: dict, catalog: PolicyCatalog, findings: Findings) ->
     if cohort and cohort not in catalog.cohorts:
         known = ", ".join(sorted(catalog.cohorts)) or "none yet"
         findings.add("cohort", f"cohort {cohort!r} does not exist; pick an existing one ({known})")
+
+
+def _check_fair_between_users(proposal: dict, findings: Findings) -> None:
+    # Per-user LocalQueues are made for a team's members; a shared queue has no one team.
+    if proposal.get("fair_between_users") and not proposal.get("team"):
+        findings.add(
+            "fair_between_users",
+            "only a team's queue can be fair between users (its members get LocalQueues of "
+            "their own); a shared queue must keep it off, e.g. false",
+        )
 
 
 def _check_preemption(preemption: dict, findings: Findings) -> None:

@@ -28,6 +28,7 @@ from apps.queues.reconcile.status import last_updated, overview_states, queue_sy
 from apps.queues.reservations import FOREIGN, of_source
 from apps.queues.services.policy import capacity_overridden, envelope_for, load_catalog
 from apps.queues.snapshots import queue_snapshot
+from apps.queues.user_usage import remembered_usage, team_usage_rows
 from core import permissions
 from core.errors import Conflict, InvalidInput, NotAllowed
 from core.pages import add_to_form, show_error
@@ -57,10 +58,18 @@ def overview(request: HttpRequest) -> HttpResponse:
 @login_required
 def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
     team = get_object_or_404(Team.objects.visible_to(request.user).with_details(), slug=slug)
+    members = team.memberships.select_related("user").order_by("role", "user__username")
+    queues = [(q, queue_snapshot(q)) for q in team.queues.with_policy()]
     context = {
         "team": team,
-        "members": team.memberships.select_related("user").order_by("role", "user__username"),
-        "queues": [(q, queue_snapshot(q)) for q in team.queues.with_policy()],
+        "members": members,
+        "queues": queues,
+        "user_usage": team_usage_rows(
+            [q.name for q, _ in queues if q.fair_between_users],
+            [ns.name for ns in team.namespaces.all()],
+            sorted(m.user.get_username() for m in members),
+            remembered_usage(),
+        ),
         "envelope": getattr(team, "envelope", None),
         "change_requests": ChangeRequest.objects.visible_to(request.user).filter(queue__team=team)[
             :20

@@ -73,6 +73,20 @@ def test_fair_sharing_is_switched_by_the_configuration():
     assert off["leaderElection"] == {"leaderElect": False}
 
 
+def test_admission_fair_sharing_is_opt_in_with_gpus_weighted_and_memory_not():
+    ports = dict(webhook_port=1, health_port=2, metrics_port=3, visibility_port=4)
+    off = kueue_manifests.configuration(cert_dir="/c", fair_sharing=False, **ports)
+    on = kueue_manifests.configuration(
+        cert_dir="/c", fair_sharing=False, admission_fair_sharing=True, **ports
+    )
+    assert "admissionFairSharing" not in off
+    assert on["admissionFairSharing"] == {
+        "usageHalfLifeTime": "1m",
+        "usageSamplingInterval": "2s",
+        "resourceWeights": {"nvidia.com/gpu": 100.0, "cpu": 1.0, "memory": 0.0},
+    }
+
+
 def test_kwok_times_job_pods_by_the_portals_duration_annotation():
     from apps.jobs.manifests import DURATION_ANNOTATION
     from realcluster import nodes

@@ -179,6 +179,7 @@ class QueueSerializer(ModelSerializer):
             "fair_weight",
             "queueing_strategy",
             "stop_policy",
+            "fair_between_users",
             "preemption",
             "quotas",
             "version",
@@ -200,6 +201,9 @@ class QueuePolicyWriteSerializer(RejectUnknownFields, serializers.Serializer):
     fair_weight = serializers.CharField(required=False)
     queueing_strategy = serializers.CharField(required=False)
     stop_policy = serializers.CharField(required=False)
+    fair_between_users = serializers.BooleanField(
+        required=False, help_text="Team queues only: a LocalQueue per member, ordered by usage."
+    )
     preemption = PreemptionSerializer(required=False)
     quotas = QuotaSerializer(many=True, required=False)
     reason = serializers.CharField(required=False, allow_blank=True, default="")
@@ -210,6 +214,7 @@ class QueuePolicyWriteSerializer(RejectUnknownFields, serializers.Serializer):
         "fair_weight",
         "queueing_strategy",
         "stop_policy",
+        "fair_between_users",
         "preemption",
         "quotas",
     )

@@ -184,6 +184,9 @@ class Queue(models.Model):
         max_length=20, choices=BorrowWithinCohort.choices, default=BorrowWithinCohort.NEVER
     )
     borrow_max_priority_threshold = models.IntegerField(null=True, blank=True)
+    # Kueue's AdmissionFairSharing between the team's members: each gets a LocalQueue
+    # of their own, ordered by recent usage (docs/fair-sharing-between-users.md).
+    fair_between_users = models.BooleanField(default=False)
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

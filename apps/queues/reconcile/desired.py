@@ -5,9 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.conf import settings
+from django.db.models import Prefetch
 
 from apps.queues import kueue
-from apps.queues.models import Cohort, PriorityTier, Queue, ResourceFlavor, Team, TeamNamespace
+from apps.queues.models import (
+    Cohort,
+    Membership,
+    PriorityTier,
+    Queue,
+    ResourceFlavor,
+    Team,
+    TeamNamespace,
+)
 from apps.queues.reconcile.plan import NamespaceRules
 from apps.queues.snapshots import queue_snapshot
 from core.namespaces import protected_patterns
@@ -47,12 +56,19 @@ def load_tiers() -> list[dict]:
 
 
 def load_teams(slugs: set[str] | None = None) -> list[kueue.TeamSpec]:
-    """Teams with their namespaces; only ``slugs`` when given."""
-    teams = Team.objects.prefetch_related("namespaces")
+    """Teams with their namespaces and members; only ``slugs`` when given."""
+    # One query for the members with their users, whether or not any team has some.
+    members = Prefetch("memberships", queryset=Membership.objects.select_related("user"))
+    teams = Team.objects.prefetch_related("namespaces", members)
     if slugs is not None:
         teams = teams.filter(slug__in=slugs)
     return [
-        kueue.TeamSpec(t.slug, t.cost_center, tuple(ns.name for ns in t.namespaces.all()))
+        kueue.TeamSpec(
+            t.slug,
+            t.cost_center,
+            tuple(ns.name for ns in t.namespaces.all()),
+            tuple(sorted(m.user.get_username() for m in t.memberships.all())),
+        )
         for t in teams
     ]
 

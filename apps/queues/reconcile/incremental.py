@@ -54,12 +54,13 @@ def untouched_manifests() -> list[dict]:
     catalog = kueue.PolicyState(
         load_flavors(), load_cohorts(), load_tiers(), teams, provided_queues()
     )
-    # A LocalQueue depends on its queue's name and team only, not on the quotas.
-    heads = [{"name": n, "team": t} for n, t in Queue.objects.values_list("name", "team__slug")]
+    # LocalQueues depend on the queue's name, team and fair_between_users (with the
+    # team's members), not on the quotas.
+    heads = Queue.objects.values("name", "team__slug", "fair_between_users")
     local = [
-        kueue.render_local_queue(queue, namespace)
-        for queue in heads
-        for namespace in kueue.queue_namespaces(queue, teams)
+        obj
+        for head in heads
+        for obj in kueue.render_local_queues({**head, "team": head["team__slug"]}, teams)
     ]
     return kueue.render_all(catalog) + local
 

@@ -18,6 +18,7 @@ from apps.queues.reconcile.desired import desired_objects, load_namespace_rules
 from apps.queues.reconcile.foreign import foreign_cluster_queues
 from apps.queues.reconcile.observe import busy_counts, observe, prune_candidates, status_counts
 from apps.queues.services import reconcile_records
+from apps.queues.user_usage import remember_reported_usage
 from core.kube import KubeClient, KubeError
 from core.observability import metrics
 
@@ -55,11 +56,13 @@ def compute_plan(client: KubeClient) -> list[p.Action]:
 
 def _plan_noting_foreign_queues(client: KubeClient) -> list[p.Action]:
     """A full run's plan; it has read every ClusterQueue, so it also records the
-    ones we do not manage (they reserve capacity too)."""
+    ones we do not manage (they reserve capacity too), and every LocalQueue, so it
+    remembers the usage Kueue reports on each member's own."""
     observed = observe(client, settings.KUEUE_API_VERSION)
     reconcile_records.record_foreign_cluster_queues(
         foreign_cluster_queues(observed), seen_at=timezone.now()
     )
+    remember_reported_usage(observed)  # for the team page
     return _plan(client, observed)
 
 

@@ -124,10 +124,12 @@ def add_membership(*, team: Team, user, role: str, actor) -> Membership:
         raise InvalidInput.single("role", f"must be one of {', '.join(TeamRole.values)}")
     existing = Membership.objects.filter(team=team, user=user).first()
     before = _membership_dict(existing) if existing else None
-    membership, _ = Membership.objects.update_or_create(
+    membership, created = Membership.objects.update_or_create(
         team=team, user=user, defaults={"role": role}
     )
     _audit_if_changed(actor, membership, before, _membership_dict(membership), team=team)
+    if created:
+        signals.policy_changed()  # a queue fair between users gives them a LocalQueue
     return membership
 
 
@@ -149,6 +151,7 @@ def sync_memberships(*, user, roles: dict[str, str], managed_teams: set[str], re
         if role is None:
             if membership is not None:
                 membership.delete()
+                signals.policy_changed()  # their own LocalQueues go (once idle)
                 record_audit(
                     actor=None,
                     action=AuditAction.DELETE,
@@ -158,9 +161,11 @@ def sync_memberships(*, user, roles: dict[str, str], managed_teams: set[str], re
                     reason=reason,
                 )
             continue
-        membership, _ = Membership.objects.update_or_create(
+        membership, created = Membership.objects.update_or_create(
             team=team, user=user, defaults={"role": role}
         )
+        if created:
+            signals.policy_changed()  # their own LocalQueues, if a queue is fair between users
         _audit_if_changed(
             None, membership, before, _membership_dict(membership), team=team, reason=reason
         )

@@ -317,6 +317,7 @@ def _write_fields(queue: Queue, proposed: dict) -> None:
         fair_weight=proposed["fair_weight"],
         queueing_strategy=proposed["queueing_strategy"],
         stop_policy=proposed["stop_policy"],
+        fair_between_users=proposed["fair_between_users"],
         **values,
     )
 
@@ -376,6 +377,7 @@ def _empty_proposal(name: str) -> dict:
         "fair_weight": probe.fair_weight,
         "queueing_strategy": probe.queueing_strategy,
         "stop_policy": probe.stop_policy,
+        "fair_between_users": probe.fair_between_users,
         "preemption": {field: getattr(probe, field) for field in PREEMPTION_FIELDS},
         "quotas": [],
     }

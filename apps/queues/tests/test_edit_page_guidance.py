@@ -56,6 +56,7 @@ KUEUE_FIELDS = [
     "fair_weight",
     "queueing_strategy",
     "stop_policy",
+    "fair_between_users",
     "reclaim_within_cohort",
     "within_cluster_queue",
     "borrow_within_cohort",
