@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from apps.jobs.choices import TopologyMode
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
 from informer.kinds import JOB_LABEL
 
@@ -27,8 +28,8 @@ CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
 # Kueue TAS: the pod set must (required) or should (preferred) fit in one domain of the
 # level whose node label key is the value.
 TOPOLOGY_ANNOTATIONS = {
-    "required": "kueue.x-k8s.io/podset-required-topology",
-    "preferred": "kueue.x-k8s.io/podset-preferred-topology",
+    TopologyMode.REQUIRED: "kueue.x-k8s.io/podset-required-topology",
+    TopologyMode.PREFERRED: "kueue.x-k8s.io/podset-preferred-topology",
 }
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
 DURATION_ANNOTATION = "quartermaster.io/simulated-duration"
