@@ -1,6 +1,6 @@
-"""Topology-aware placement on the real control plane (Kueue v0.17.0's TAS, KWOK nodes,
-the real kube-scheduler): the portal's rendered Job, asking for "same rack" or "same
-host", placed (or not) by Kueue itself.
+"""Topology-aware placement on both clusters: the portal's rendered Job, asking for
+"same rack" or "same host", placed (or not) by the real Kueue v0.17.0 (TAS, KWOK nodes,
+the real kube-scheduler) and by the simulated cluster's admission model.
 
 The nodes, worked out by hand: one block ``b1`` of two racks ``r1``, ``r2`` of two
 hosts each, 8 GPUs a host: 4 × 8 = 32 GPUs, 16 per rack, 8 per host. The queue's quota
@@ -19,7 +19,7 @@ import json
 import pytest
 
 from apps.jobs import manifests
-from realcluster.nodes import gpu_node
+from testkit.nodes import add_node
 from testkit.real_cluster import RealCluster
 from testkit.waiting import wait_until
 
@@ -32,26 +32,14 @@ RACKS = {f"{P}h1": "r1", f"{P}h2": "r1", f"{P}h3": "r2", f"{P}h4": "r2"}
 WAIT = 120  # seconds: generous, for a loaded 2-core machine
 
 
-@pytest.fixture(params=["real"])
-def real(request):
-    plane, portal_kubeconfig = request.getfixturevalue("real_control_plane")
-    cluster = RealCluster(plane, portal_kubeconfig)
-    yield cluster
-    cluster.wipe()
-
-
-def _setup(cluster: RealCluster) -> None:
+def _setup(cluster) -> None:
+    """The nodes, then the Kueue objects (the ``sim`` fixture's two unlabelled nodes
+    match no flavor here)."""
     node_labels = {"gpu": FLAVOR}
-    objects: list[dict] = [
-        gpu_node(
-            host,
-            labels={**node_labels, BLOCK: "b1", RACK: rack},
-            resources={"nvidia.com/gpu": "8"},
-        )
-        for host, rack in RACKS.items()
-    ]
+    for host, rack in RACKS.items():
+        add_node(cluster, host, labels={**node_labels, BLOCK: "b1", RACK: rack, HOST: host})
     quota = [{"name": "nvidia.com/gpu", "nominalQuota": 32}]
-    objects += [
+    objects = [
         {"apiVersion": KUEUE, "kind": "Topology", "metadata": {"name": FLAVOR},
          "spec": {"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK}, {"nodeLabel": HOST}]}},
         {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": FLAVOR},
@@ -67,7 +55,8 @@ def _setup(cluster: RealCluster) -> None:
          "metadata": {"name": "main", "namespace": NAMESPACE},
          "spec": {"clusterQueue": P + "q"}},
     ]  # fmt: skip
-    cluster.apply(objects)
+    for obj in objects:
+        cluster.create(obj)
 
 
 def _job(name: str, label: str) -> dict:
@@ -92,7 +81,7 @@ def _job(name: str, label: str) -> dict:
     return manifests.render_job(spec)
 
 
-def _workload(cluster: RealCluster, job: str, version: str = "v1beta2") -> dict | None:
+def _workload(cluster, job: str, version: str = "v1beta2") -> dict | None:
     for workload in cluster.list("Workload", version):
         owners = workload["metadata"].get("ownerReferences") or [{}]
         if workload["metadata"].get("namespace") == NAMESPACE and owners[0].get("name") == job:
@@ -105,7 +94,7 @@ def _condition(workload: dict | None, kind: str) -> dict:
     return next((c for c in conditions if c["type"] == kind), {})
 
 
-def _story(cluster: RealCluster) -> str:
+def _story(cluster) -> str:
     return json.dumps(
         [
             (w["metadata"]["name"], (w.get("status") or {}).get("conditions"))
@@ -116,14 +105,14 @@ def _story(cluster: RealCluster) -> str:
     )
 
 
-def _settle(cluster: RealCluster, predicate):
+def _settle(cluster, predicate):
     try:
         return wait_until(predicate, WAIT, interval=0.5)
     except pytest.fail.Exception:
         pytest.fail(f"not reached within {WAIT}s; what Kueue did:\n{_story(cluster)}")
 
 
-def _pods_nodes(cluster: RealCluster, job: str) -> list[str]:
+def _pods_nodes(cluster, job: str) -> list[str]:
     done = cluster.kubectl(
         "get", "pods", "-n", NAMESPACE, "-l", f"batch.kubernetes.io/job-name={job}", "-o", "json"
     )  # fmt: skip
@@ -131,10 +120,13 @@ def _pods_nodes(cluster: RealCluster, job: str) -> list[str]:
     return sorted(p["spec"].get("nodeName") or "" for p in json.loads(done.stdout)["items"])
 
 
-def test_same_rack_is_admitted_in_one_rack_and_same_host_never_fits(real):
-    _setup(real)
-    created = real.kubectl(
+@pytest.mark.both_clusters
+def test_same_rack_is_admitted_in_one_rack_and_same_host_never_fits(sim):
+    cluster = sim  # the simulated cluster with its engine, or the real control plane
+    _setup(cluster)
+    created = cluster.kubectl(
         "create",
+        "--validate=false",  # the simulated API server serves no OpenAPI for batch/v1
         "-f",
         "-",
         stdin=json.dumps(
@@ -146,26 +138,29 @@ def test_same_rack_is_admitted_in_one_rack_and_same_host_never_fits(real):
 
     # Same rack: admitted, two pods in one rack.
     _settle(
-        real, lambda: _condition(_workload(real, f"{P}rack"), "Admitted").get("status") == "True"
+        cluster,
+        lambda: _condition(_workload(cluster, f"{P}rack"), "Admitted").get("status") == "True",
     )
-    (assignment,) = _workload(real, f"{P}rack", "v1beta1")["status"]["admission"][
-        "podSetAssignments"
-    ]
-    topology = assignment["topologyAssignment"]
-    assert topology["levels"][-1] == HOST, topology
-    hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
-    assert sum(hosts.values()) == 2, topology
-    assert len({RACKS[h] for h in hosts}) == 1, topology
-    # The kube-scheduler follows Kueue's assignment: both pods bound inside that rack.
-    nodes = _settle(real, lambda: (n := _pods_nodes(real, f"{P}rack")) and all(n) and n)
+    if isinstance(cluster, RealCluster):  # the simulated Workload has no topologyAssignment
+        (assignment,) = _workload(cluster, f"{P}rack", "v1beta1")["status"]["admission"][
+            "podSetAssignments"
+        ]
+        topology = assignment["topologyAssignment"]
+        assert topology["levels"][-1] == HOST, topology
+        hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
+        assert sum(hosts.values()) == 2, topology
+        assert len({RACKS[h] for h in hosts}) == 1, topology
+    # Both pods bound inside one rack (on the real cluster, by the kube-scheduler
+    # following Kueue's assignment).
+    nodes = _settle(cluster, lambda: (n := _pods_nodes(cluster, f"{P}rack")) and all(n) and n)
     assert len(nodes) == 2 and len({RACKS[n] for n in nodes}) == 1, nodes
 
     # Same host: 16 GPUs on one 8-GPU host never fits; Kueue says so, in topology terms.
     def told_why() -> str:
-        reserved = _condition(_workload(real, f"{P}host"), "QuotaReserved")
+        reserved = _condition(_workload(cluster, f"{P}host"), "QuotaReserved")
         said = f"{reserved.get('reason', '')}: {reserved.get('message', '')}"
         return said if reserved.get("status") == "False" and "topology" in said.lower() else ""
 
-    said = _settle(real, told_why)
-    assert _condition(_workload(real, f"{P}host"), "Admitted").get("status") != "True", said
-    assert _pods_nodes(real, f"{P}host") == []
+    said = _settle(cluster, told_why)
+    assert _condition(_workload(cluster, f"{P}host"), "Admitted").get("status") != "True", said
+    assert _pods_nodes(cluster, f"{P}host") == []
