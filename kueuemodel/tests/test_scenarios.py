@@ -407,3 +407,11 @@ def test_a_required_rack_waits_for_a_rack_to_clear():
     assert condition(rack_a, "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:03Z"
     assert condition(rack_a, "Finished")["lastTransitionTime"] == "2026-03-01T11:00:03Z"
     assert condition(rack_c, "Admitted")["lastTransitionTime"] == "2026-03-01T11:00:04Z"
+
+
+def test_freed_nodes_wake_another_cluster_queue_on_the_same_topology_flavor():
+    result = run("topology_shared_nodes.yaml", until="1h30m")
+    a1, b1 = result["ns/a1"], result["ns/b1"]
+    assert condition(a1, "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:01Z"
+    assert condition(a1, "Finished")["lastTransitionTime"] == "2026-03-01T11:00:01Z"
+    assert condition(b1, "Admitted")["lastTransitionTime"] == "2026-03-01T11:00:02Z"
