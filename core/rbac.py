@@ -35,6 +35,9 @@ class Use:
 
 _RECONCILE_KINDS = ("resourceflavors", "cohorts", "workloadpriorityclasses")
 _QUEUE_KINDS = ("clusterqueues", "localqueues")
+# A Topology is created and deleted but never patched: Kueue keeps its levels fixed,
+# and the plan blocks every other difference (apps.queues.reconcile.plan.IMMUTABLE).
+TOPOLOGIES = "topologies"
 
 USES: tuple[Use, ...] = (
     # --- apps.queues: the Kueue reconciler and the brownfield import ---------------
@@ -54,7 +57,7 @@ USES: tuple[Use, ...] = (
     ),
     *(
         Use("apps.queues.reconcile.observe", KUEUE, kind, ("list",), "read managed objects")
-        for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS)
+        for kind in (TOPOLOGIES, *_RECONCILE_KINDS, *_QUEUE_KINDS)
     ),
     Use(
         "apps.queues.reconcile.observe",
@@ -109,6 +112,13 @@ USES: tuple[Use, ...] = (
         for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS)
     ),
     Use(
+        "apps.queues.reconcile.apply",
+        KUEUE,
+        TOPOLOGIES,
+        ("create", "delete"),
+        "a flavor's topology levels (Kueue TAS)",
+    ),
+    Use(
         "apps.queues.reconcile.dry_run",
         KUEUE,
         "clusterqueues",
@@ -160,7 +170,7 @@ USES: tuple[Use, ...] = (
             ("list",),
             "current queues and workloads for ETAs",
         )
-        for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
+        for kind in (TOPOLOGIES, *_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
     ),
     Use(
         "apps.whatif.start_predictions",
@@ -178,7 +188,7 @@ USES: tuple[Use, ...] = (
             ("list",),
             "current queues and workloads for a quote",
         )
-        for kind in (*_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
+        for kind in (TOPOLOGIES, *_RECONCILE_KINDS, *_QUEUE_KINDS, "workloads")
     ),
     Use(
         "apps.jobs.services.quotes",

@@ -60,6 +60,7 @@ class ResourceFlavor:
     node_labels: dict[str, str] = field(default_factory=dict)
     node_taints: tuple[Taint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
+    topology_name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +157,8 @@ class PodSet:
     per_pod: dict[str, int]
     node_selector: dict[str, str]
     tolerations: tuple[Toleration, ...]
+    required_topology: str = ""
+    """Kueue TAS: the node label key of the level all pods must share ('' for none)."""
 
     def total(self) -> dict[str, int]:
         return {res: amount * self.count for res, amount in self.per_pod.items() if amount}

@@ -13,6 +13,7 @@ from typing import Any
 from . import model as m
 from .clock import parse_duration, parse_timestamp
 from .quantity import parse_milli
+from .topology import REQUIRED_ANNOTATION as REQUIRED_TOPOLOGY
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -53,6 +54,7 @@ def parse_flavor(obj: Obj) -> m.ResourceFlavor:
         node_labels=dict(spec.get("nodeLabels") or {}),
         node_taints=tuple(parse_taint(t) for t in spec.get("nodeTaints") or ()),
         tolerations=tuple(parse_toleration(t) for t in spec.get("tolerations") or ()),
+        topology_name=spec.get("topologyName") or "",
     )
 
 
@@ -183,13 +185,18 @@ def _container_requests(container: Obj) -> dict[str, int]:
 
 
 def parse_pod_set(raw: Obj) -> m.PodSet:
-    pod_spec = (raw.get("template") or {}).get("spec") or {}
+    template = raw.get("template") or {}
+    pod_spec = template.get("spec") or {}
+    annotations = (template.get("metadata") or {}).get("annotations") or {}
     return m.PodSet(
         name=raw.get("name") or "main",
         count=int(raw.get("count", 1)),
         per_pod=pod_requests(pod_spec),
         node_selector=dict(pod_spec.get("nodeSelector") or {}),
         tolerations=tuple(parse_toleration(t) for t in pod_spec.get("tolerations") or ()),
+        # Kueue copies the annotation into topologyRequest; a Job's template has only the former.
+        required_topology=(raw.get("topologyRequest") or {}).get("required")
+        or annotations.get(REQUIRED_TOPOLOGY, ""),
     )
 
 

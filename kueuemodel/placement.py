@@ -8,6 +8,7 @@ Placement is all-or-nothing per workload so a gang never half-starts.
 from __future__ import annotations
 
 from . import model as m
+from . import topology
 
 Binding = tuple[str, dict[str, int]]
 
@@ -23,9 +24,9 @@ def place(
     assignments = {psa.name: psa for psa in wl.admission.pod_sets} if wl.admission else {}
     for pod_set in wl.pod_sets:
         psa = assignments.get(pod_set.name)
-        labels = _required_labels(pod_set, psa, flavors)
-        tolerations = pod_set.tolerations + _flavor_tolerations(psa, flavors)
-        eligible = [n for n in nodes.values() if _eligible(n, labels, tolerations)]
+        eligible = eligible_nodes(pod_set, psa, nodes, flavors)
+        if pod_set.required_topology:
+            eligible = _in_one_domain(pod_set, psa, eligible, free, flavors)
         for _ in range(pod_set.count):
             target = next((n for n in eligible if _has_room(free[n.name], pod_set.per_pod)), None)
             if target is None:
@@ -34,6 +35,38 @@ def place(
             _take(free[target.name], pod_set.per_pod)
             bindings.append((target.name, pod_set.per_pod))
     return bindings, None
+
+
+def _in_one_domain(
+    pod_set: m.PodSet,
+    psa: m.PodSetAssignment | None,
+    eligible: list[m.Node],
+    free: dict[str, dict[str, int]],
+    flavors: dict[str, m.ResourceFlavor],
+) -> list[m.Node]:
+    """The eligible nodes of the domain TAS chose, roomiest first (none if none fits)."""
+    chosen = topology.choose_nodes(pod_set, assigned_flavor(psa, flavors), eligible, free)
+    by_name = {n.name: n for n in eligible}
+    return [by_name[name] for name in chosen or ()]
+
+
+def assigned_flavor(
+    psa: m.PodSetAssignment | None, flavors: dict[str, m.ResourceFlavor]
+) -> m.ResourceFlavor | None:
+    """The pod set's flavor (TAS pod sets have one: the flavor of their topology)."""
+    names = sorted(set(psa.flavors.values())) if psa else []
+    return flavors.get(names[0]) if names else None
+
+
+def eligible_nodes(
+    pod_set: m.PodSet,
+    psa: m.PodSetAssignment | None,
+    nodes: dict[str, m.Node],
+    flavors: dict[str, m.ResourceFlavor],
+) -> list[m.Node]:
+    labels = _required_labels(pod_set, psa, flavors)
+    tolerations = pod_set.tolerations + _flavor_tolerations(psa, flavors)
+    return [n for n in nodes.values() if _eligible(n, labels, tolerations)]
 
 
 def release(bindings: list[Binding], free: dict[str, dict[str, int]]) -> None:

@@ -38,6 +38,7 @@ def shape_of(wl: Workload, cq: ClusterQueue) -> int | tuple:
                     tuple(sorted(ps.per_pod.items())),
                     tuple(sorted(ps.node_selector.items())),
                     ps.tolerations,
+                    ps.required_topology,
                 )
                 for ps in wl.pod_sets
             ),

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from . import fairsharing, lifecycle, status
+from . import fairsharing, lifecycle, placement, status, topology
 from . import model as m
 from .classical import classic_targets
 from .flavors import (
+    FIT,
     NO_FIT,
     PREEMPT,
     WAITING_FOR_QUOTA,
@@ -141,6 +142,10 @@ def evaluate(cluster: Cluster, wl: m.Workload, node: QuotaNode, memo: CycleMemo)
         bool(cluster.fair_sharing),
     )
     entry = Entry(wl, cq, node, assignment)
+    if assignment.mode == FIT and (no_room := topology_misfit(cluster, wl, assignment)):
+        # Not memoised: the answer depends on free node capacity, not the quota tree.
+        entry.assignment = Assignment(NO_FIT, reason=topology.NO_FIT_REASON, message=no_room)
+        return entry
     if assignment.mode == PREEMPT:
         usage_key = tuple(sorted(assignment.usage.items()))
         entry.targets = _memo_targets(cluster, wl, cq, node, assignment.usage, usage_key, memo)
@@ -263,8 +268,30 @@ def _process(cluster: Cluster, entry: Entry, cycle: _Cycle) -> bool:
     if not _fits_without(cluster, entry.node, assignment.usage, cycle.preempted.values()):
         _send_back(cluster, wl, WAITING_FOR_QUOTA, NO_LONGER_FITS)
         return False
+    if no_room := topology_misfit(cluster, wl, assignment):  # an earlier entry took the room
+        _send_back(cluster, wl, topology.NO_FIT_REASON, no_room)
+        return False
     lifecycle.admit(cluster, wl, m.Admission(entry.cq.name, assignment.pod_sets))
     return True
+
+
+def topology_misfit(cluster: Cluster, wl: m.Workload, assignment: Assignment) -> str:
+    """Why a pod set that requires one topology domain finds none with room ('' if all fit).
+
+    Only when the scenario has nodes: without them there is no topology to place in.
+    """
+    if not cluster.nodes:
+        return ""
+    assigned = {psa.name: psa for psa in assignment.pod_sets}
+    for pod_set in wl.pod_sets:
+        if not pod_set.required_topology:
+            continue
+        psa = assigned.get(pod_set.name)
+        flavor = placement.assigned_flavor(psa, cluster.flavors)
+        eligible = placement.eligible_nodes(pod_set, psa, cluster.nodes, cluster.flavors)
+        if topology.choose_nodes(pod_set, flavor, eligible, cluster.free) is None:
+            return topology.no_fit_message(pod_set, flavor, eligible, cluster.free)
+    return ""
 
 
 def _send_back(cluster: Cluster, wl: m.Workload, reason: str, message) -> None:

@@ -258,7 +258,33 @@ class Simulation:
         self._on_release(lifecycle.finish(self.cluster, wl))
 
     def _on_release(self, cq_name: str) -> None:
-        root = self._root_of[cq_name]
+        for root in {self._root_of[cq_name], *self._topology_neighbours(cq_name)}:
+            self._on_release_in(root)
+
+    def _topology_neighbours(self, cq_name: str) -> set[str]:
+        """Roots of other ClusterQueues on a topology flavor ``cq_name`` uses: the nodes it
+        freed are theirs too, and Kueue v0.17 was seen to admit their waiting topology
+        workloads right then (bench.differential --tas, docs/differential.md)."""
+        shared = self._topology_flavors(cq_name)
+        if not shared:
+            return set()
+        return {
+            self._root_of[name]
+            for name in self.cluster.cluster_queues
+            if name in self._root_of and self._topology_flavors(name) & shared
+        }
+
+    def _topology_flavors(self, cq_name: str) -> set[str]:
+        cq, flavors = self.cluster.cluster_queues.get(cq_name), self.cluster.flavors
+        groups = cq.resource_groups if cq else ()
+        return {
+            fq.name
+            for group in groups
+            for fq in group.flavors
+            if fq.name in flavors and flavors[fq.name].topology_name
+        }
+
+    def _on_release_in(self, root: str) -> None:
         self._dirty.add(root)  # active heads may use the freed quota at once
         if not self._requeue_batch_ms:
             self._refill.add(root)

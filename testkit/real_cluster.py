@@ -30,7 +30,7 @@ PORTAL_USER = f"system:serviceaccount:{PORTAL_NAMESPACE}:quartermaster"
 KEEP_NAMESPACES = frozenset(
     {"default", "kube-system", "kube-public", "kube-node-lease", "kueue-system", PORTAL_NAMESPACE}
 )
-KUEUE_CLUSTER_KINDS = "clusterqueues.kueue.x-k8s.io,cohorts.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,workloadpriorityclasses.kueue.x-k8s.io"
+KUEUE_CLUSTER_KINDS = "clusterqueues.kueue.x-k8s.io,cohorts.kueue.x-k8s.io,resourceflavors.kueue.x-k8s.io,topologies.kueue.x-k8s.io,workloadpriorityclasses.kueue.x-k8s.io"
 
 
 def grant_portal(plane: ControlPlane, kubeconfig: Path) -> Path:

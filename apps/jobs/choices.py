@@ -78,3 +78,10 @@ class LimitedRole(models.TextChoices):
 
     SCIENTIST = "scientist", "Scientist"
     LEAD = "lead", "Team lead"
+
+
+class TopologyMode(models.TextChoices):
+    """How a job's pods ask for one topology domain (Kueue's pod-set annotations)."""
+
+    REQUIRED = "required", "Required (waits until one domain has room)"
+    PREFERRED = "preferred", "Preferred (spreads over several if none has room)"

@@ -10,6 +10,7 @@ from apps.accounts.services import DEFAULT_DAYS as TOKEN_DEFAULT_DAYS
 from apps.accounts.services import MAX_DAYS as TOKEN_MAX_DAYS
 from apps.accounts.services import MIN_DAYS as TOKEN_MIN_DAYS
 from apps.accounts.services import NAME_MAX_LENGTH as TOKEN_NAME_MAX_LENGTH
+from apps.jobs.choices import TopologyMode
 from apps.jobs.models import InteractivePool, JobTemplate, NotebookImage, NotebookProfile
 from apps.jobs.services.jobs import submittable_flavors
 from apps.queues.models import Membership, PriorityTier
@@ -89,6 +90,15 @@ class JobForm(forms.Form):
     max_runtime_minutes = forms.IntegerField(min_value=1, initial=60)
     checkpoint_dir = forms.CharField(required=False, max_length=200)
     checkpoint_interval_minutes = forms.IntegerField(min_value=1, required=False)
+    topology = forms.CharField(
+        label="Keep pods together in one",
+        required=False,
+        max_length=63,
+        help_text="A topology level of the flavor, e.g. rack or host; empty: anywhere.",
+    )
+    topology_mode = forms.ChoiceField(
+        required=False, choices=[("", "—"), *TopologyMode.choices], label="Together is"
+    )
     team = forms.ChoiceField()
     display_name = forms.CharField(max_length=100, required=False)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from apps.jobs.choices import TopologyMode
 from apps.queues.kueue import MANAGED_BY, MANAGER, TEAM_LABEL
 from apps.queues.user_queues import submission_queue
 from informer.kinds import JOB_LABEL
@@ -25,6 +26,12 @@ MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 NOTEBOOK_LABEL = "quartermaster.io/notebook"
 OWNER_LABEL = "quartermaster.io/owner"
 CHECKPOINT_ANNOTATION = "quartermaster.io/checkpoint-interval"
+# Kueue TAS: the pod set must (required) or should (preferred) fit in one domain of the
+# level whose node label key is the value.
+TOPOLOGY_ANNOTATIONS = {
+    TopologyMode.REQUIRED: "kueue.x-k8s.io/podset-required-topology",
+    TopologyMode.PREFERRED: "kueue.x-k8s.io/podset-preferred-topology",
+}
 # How long demo and test clusters (simulated, or KWOK's fake nodes) run a job's pods.
 DURATION_ANNOTATION = "quartermaster.io/simulated-duration"
 NOTEBOOK_PORT = 8888
@@ -78,6 +85,8 @@ class JobSpec:
     checkpoint_claim: str = ""
     sim_duration_seconds: int | None = None
     node_selector: dict[str, str] = field(default_factory=dict)
+    topology_label: str = ""  # a topology level's node label key, '' for none
+    topology_mode: str = ""  # "required" or "preferred"
 
 
 def _labels(*, team: str, owner: str, queue: str, priority_class: str, extra: dict) -> dict:
@@ -252,13 +261,16 @@ def render_job(spec: JobSpec) -> dict:
         restart="Never",
         node_selector=spec.node_selector,
     )
+    pod_annotations = dict(annotations)
+    if spec.topology_label:
+        pod_annotations[TOPOLOGY_ANNOTATIONS[spec.topology_mode]] = spec.topology_label
     job_spec = {
         "suspend": True,
         "parallelism": spec.pods,
         "completions": spec.pods,
         "backoffLimit": BACKOFF_LIMIT,
         "template": {
-            "metadata": {"labels": dict(selector), "annotations": annotations},
+            "metadata": {"labels": dict(selector), "annotations": pod_annotations},
             "spec": pod,
         },
     }
@@ -327,5 +339,7 @@ def job_manifest(job: BatchJob, *, checkpoint_claim: str) -> dict:
         checkpoint_interval_seconds=job.checkpoint_interval_seconds,
         checkpoint_claim=checkpoint_claim,
         sim_duration_seconds=job.sim_duration_seconds,
+        topology_label=job.topology_label,
+        topology_mode=job.topology_mode,
     )
     return render_job(spec)

@@ -258,6 +258,11 @@ class FlavorForm(_CatalogForm):
     tolerations = _lines_field(
         "key=value[:Effect[:seconds]] (Equal) or key[:Effect[:seconds]] (Exists)"
     )
+    topology_levels = _lines_field(
+        "name=node label key a line, widest first (Kueue topology-aware placement), e.g. "
+        "block=example.com/block, rack=example.com/rack, host=kubernetes.io/hostname; "
+        "fixed once saved, with the node labels and tolerations"
+    )
     reason = forms.CharField(max_length=2000, required=False)
     capacity_override_reason = forms.CharField(
         max_length=2000,
@@ -267,6 +272,10 @@ class FlavorForm(_CatalogForm):
 
     def clean_capacity(self) -> dict[str, str]:
         return parse_pairs(self.cleaned_data["capacity"], "capacity")
+
+    def clean_topology_levels(self) -> list[dict]:
+        pairs = parse_pairs(self.cleaned_data["topology_levels"], "topology_levels")
+        return [{"name": name, "node_label": key} for name, key in pairs.items()]
 
     def clean_node_labels(self) -> dict[str, str]:
         return parse_pairs(self.cleaned_data["node_labels"], "node_labels")
@@ -286,6 +295,9 @@ class FlavorForm(_CatalogForm):
             "node_labels": format_pairs(flavor.node_labels),
             "node_taints": format_taints(flavor.node_taints),
             "tolerations": format_tolerations(flavor.tolerations),
+            "topology_levels": format_pairs(
+                {level["name"]: level["node_label"] for level in flavor.topology_levels}
+            ),
         }
 
 

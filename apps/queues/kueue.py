@@ -34,6 +34,7 @@ FAIR_BETWEEN_USERS = {"admissionMode": "UsageBasedAdmissionFairSharing"}
 
 NAMESPACE = "Namespace"
 PERSISTENT_VOLUME_CLAIM = "PersistentVolumeClaim"
+TOPOLOGY = "Topology"
 RESOURCE_FLAVOR = "ResourceFlavor"
 COHORT = "Cohort"
 WORKLOAD_PRIORITY_CLASS = "WorkloadPriorityClass"
@@ -43,6 +44,7 @@ LOCAL_QUEUE = "LocalQueue"
 KINDS = (
     NAMESPACE,
     PERSISTENT_VOLUME_CLAIM,
+    TOPOLOGY,
     RESOURCE_FLAVOR,
     COHORT,
     WORKLOAD_PRIORITY_CLASS,
@@ -63,7 +65,16 @@ OWNED_FIELDS: dict[str, tuple[str, ...]] = {
         "spec.accessModes",
         "spec.resources.requests.storage",
     ),
-    RESOURCE_FLAVOR: ("spec.nodeLabels", "spec.nodeTaints", "spec.tolerations"),
+    # Kueue refuses any change to a Topology's levels, and to a flavor's topologyName,
+    # nodeLabels and tolerations once topologyName is set: the plan blocks such changes
+    # (``plan.IMMUTABLE``) instead of sending a patch the API server refuses every run.
+    TOPOLOGY: ("spec.levels",),
+    RESOURCE_FLAVOR: (
+        "spec.nodeLabels",
+        "spec.nodeTaints",
+        "spec.tolerations",
+        "spec.topologyName",
+    ),
     COHORT: ("spec.parentName", "spec.fairSharing", "spec.resourceGroups"),
     WORKLOAD_PRIORITY_CLASS: ("value", "description"),
     CLUSTER_QUEUE: (
@@ -154,14 +165,22 @@ def render_checkpoint_claim(team: TeamSpec, namespace: str, volume: CheckpointVo
 
 
 def render_flavor(flavor: dict) -> dict:
+    """The ResourceFlavor; one with topology levels names its Topology (same name)."""
     spec = _compact(
         {
             "nodeLabels": dict(flavor.get("node_labels") or {}),
             "nodeTaints": list(flavor.get("node_taints") or []),
             "tolerations": list(flavor.get("tolerations") or []),
+            "topologyName": flavor["name"] if flavor.get("topology_levels") else None,
         }
     )
     return _kueue(RESOURCE_FLAVOR, _metadata(flavor["name"]), spec=spec)
+
+
+def render_topology(flavor: dict) -> dict:
+    """The flavor's Kueue Topology: its levels' node label keys, widest first."""
+    levels = [{"nodeLabel": level["node_label"]} for level in flavor["topology_levels"]]
+    return _kueue(TOPOLOGY, _metadata(flavor["name"]), spec={"levels": levels})
 
 
 def render_cohort(cohort: dict) -> dict:
@@ -287,6 +306,7 @@ def render_all(state: PolicyState) -> list[dict]:
         objects += [
             render_checkpoint_claim(t, ns, volume) for t in state.teams for ns in t.namespaces
         ]
+    objects += [render_topology(f) for f in state.flavors if f.get("topology_levels")]
     objects += [render_flavor(f) for f in state.flavors]
     objects += [render_cohort(c) for c in state.cohorts]
     objects += [render_priority_class(t) for t in state.tiers]

@@ -22,7 +22,7 @@ from typing import Any
 from . import report
 from .outcome import Outcome
 from .run_real import STOP, Plane, run_real, untaint_nodes
-from .scenarios import NESTED_FROM, POOL_LABEL, Scenario, generate, pool_nodes
+from .scenarios import NESTED_FROM, POOL_LABEL, TAS_FROM, Scenario, generate, pool_nodes
 from .watch import WorkloadWatch
 
 log = logging.getLogger("bench.differential")
@@ -36,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
         "--nested",
         action="store_true",
         help=f"two-level cohort trees: seeds {NESTED_FROM:,}+SEED*10000+i",
+    )
+    parser.add_argument(
+        "--tas",
+        action="store_true",
+        help=f"topology-aware scenarios (Kueue TAS): seeds {TAS_FROM:,}+SEED*10000+i",
     )
     parser.add_argument("--only", type=int, action="append", help="run just this scenario seed")
     parser.add_argument("--parallel", type=int, default=6, help="scenarios at once per cluster")
@@ -68,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, records: list[dict[str, Any]], tuning: dict) -> list[dict]:
-    first = args.seed * 10000 + (NESTED_FROM if args.nested else 0)
+    family = TAS_FROM if args.tas else NESTED_FROM if args.nested else 0
+    first = args.seed * 10000 + family
     seeds = args.only or [first + i for i in range(args.scenarios)]
     done = {r["seed"] for r in records}
     todo = [generate(seed) for seed in seeds if seed not in done]

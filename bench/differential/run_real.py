@@ -21,7 +21,7 @@ from .scenarios import SCENARIO_LABEL, Scenario, arrival_seconds, duration_secon
 from .watch import GROUP, VERSION, ScenarioTracker, WorkloadWatch, api_client
 
 log = logging.getLogger(__name__)
-CLUSTER_KINDS = "clusterqueues,cohorts,resourceflavors,workloadpriorityclasses"
+CLUSTER_KINDS = "clusterqueues,cohorts,resourceflavors,topologies,workloadpriorityclasses,nodes"
 # Offset of the scenario's time zero after a whole second: a Job due at second n is
 # created in second n, so Kueue's whole-second creationTimestamps order jobs as planned.
 START_SLACK_S = 0.05
@@ -62,6 +62,8 @@ def run_real(
     api = api_client(plane.kubeconfig)
     try:
         plane.apply(scenario.setup)
+        if any(o["kind"] == "Node" for o in scenario.setup):  # a topology scenario's own
+            untaint_nodes(plane, f"{SCENARIO_LABEL}={scenario.prefix.rstrip('-')}")
         _wait_active(api, scenario)
         start = _aligned_start()
         tracker = ScenarioTracker(scenario, start)

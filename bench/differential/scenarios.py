@@ -32,6 +32,15 @@ POOLS = ("pool-0", "pool-1", "pool-2")
 NESTED_FROM = 1_000_000
 """Seeds from here build a two-level cohort tree (a root Cohort over two child Cohorts,
 every ClusterQueue in one of them); lower seeds keep the flat scenarios measured so far."""
+TAS_FROM = 2_000_000
+"""Seeds from here build topology-aware scenarios (``_TasMaker``): a flavor with a
+Kueue Topology over nodes of the scenario's own, every job required in one domain."""
+BLOCK, RACK, HOST = (
+    "differential.quartermaster.io/block",
+    "differential.quartermaster.io/rack",
+    ("kubernetes.io/hostname"),
+)
+REQUIRED_TOPOLOGY = "kueue.x-k8s.io/podset-required-topology"
 PRIORITIES = (("low", 100), ("mid", 500), ("high", 1000))
 QUOTAS = (0, 4, 8, 8, 12, 16)
 
@@ -76,8 +85,10 @@ def generate(seed: int) -> Scenario:
     rng = random.Random(seed)
     prefix = f"s{seed}-"
     namespace = f"diff-s{seed}"
+    if seed >= TAS_FROM:
+        return Scenario(seed, prefix, namespace, False, _TasMaker(rng, prefix, namespace).objects())
     fair = rng.random() < 0.35
-    maker = _Maker(rng, prefix, namespace, fair, nested=seed >= NESTED_FROM)
+    maker = _Maker(rng, prefix, namespace, fair, nested=NESTED_FROM <= seed < TAS_FROM)
     return Scenario(seed, prefix, namespace, fair, maker.objects())
 
 
@@ -290,3 +301,73 @@ def _fit(pods: int, gpus: int, limit: int) -> tuple[int, int]:
         else:
             pods -= 1
     return pods, gpus
+
+
+class _TasMaker(_Maker):
+    """A topology scenario: one block of 2-3 racks of 2 hosts with 8 GPUs each, all the
+    scenario's own; one flavor with a Topology (block, rack, host) over them; 1-2
+    ClusterQueues with quota for every GPU, no cohort and no preemption (the engine does
+    not model topology during preemption), so node room, not quota, decides. Every job
+    requires one domain (host, rack, or the block: "anywhere") it fits when the nodes
+    are empty, so each scenario ends."""
+
+    def __init__(self, rng: random.Random, prefix: str, namespace: str):
+        super().__init__(rng, prefix, namespace, fair=False)
+        self.pool = prefix + "tas"
+
+    def objects(self) -> list[dict[str, Any]]:
+        rng = self.rng
+        ns_meta = {"name": self.namespace, "labels": dict(self.labels)}
+        namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": ns_meta}
+        racks = rng.randint(2, 3)
+        nodes = [self.node(r, h) for r in range(racks) for h in range(2)]
+        classes = sorted(rng.sample(PRIORITIES, 2), key=lambda p: p[1])
+        cqs = [self.tas_queue(f"cq{i}", 8 * len(nodes)) for i in range(rng.randint(1, 2))]
+        objects = [namespace, *nodes, self.topology(), self.tas_flavor()]
+        objects += [*map(self.priority_class, classes), *cqs]
+        objects += [self.local_queue(cq) for cq in cqs]
+        arrivals = sorted(rng.sample(range(0, 41, 2), rng.randint(4, 10)))
+        objects += [
+            self.tas_job(f"j{i:02d}", rng.choice(cqs), rng.choice(classes)[0], arrival)
+            for i, arrival in enumerate(arrivals)
+        ]
+        return objects
+
+    def node(self, rack: int, host: int) -> dict[str, Any]:
+        from realcluster.nodes import gpu_node
+
+        name = f"{self.prefix}r{rack}h{host}"
+        labels = {**self.labels, POOL_LABEL: self.pool, BLOCK: "b0", RACK: f"r{rack}"}
+        return gpu_node(name, labels=labels, resources={GPU: "8", "pods": "110"})
+
+    def topology(self) -> dict[str, Any]:
+        levels = [{"nodeLabel": BLOCK}, {"nodeLabel": RACK}, {"nodeLabel": HOST}]
+        return {"apiVersion": KUEUE, "kind": "Topology", "metadata": self.meta("topo"),
+                "spec": {"levels": levels}}  # fmt: skip
+
+    def tas_flavor(self) -> dict[str, Any]:
+        spec = {"nodeLabels": {POOL_LABEL: self.pool}, "topologyName": self.prefix + "topo"}
+        return {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": self.meta("f0"),
+                "spec": spec}  # fmt: skip
+
+    def tas_queue(self, name: str, gpus: int) -> dict[str, Any]:
+        quota = {"name": self.prefix + "f0", "resources": [{"name": GPU, "nominalQuota": gpus}]}
+        spec = {
+            "namespaceSelector": {},
+            "queueingStrategy": self.rng.choice(["BestEffortFIFO", "StrictFIFO"]),
+            "resourceGroups": [{"coveredResources": [GPU], "flavors": [quota]}],
+        }
+        return {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": self.meta(name),
+                "spec": spec}  # fmt: skip
+
+    def tas_job(self, name: str, cq: dict[str, Any], priority: str, arrival: int) -> dict:
+        rng = self.rng
+        level, room = rng.choice([(HOST, 8), (RACK, 16), (RACK, 16), (BLOCK, 32)])
+        gpus = rng.choice([2, 4, 8])
+        pods = rng.randint(1, max(1, min(4, room // gpus)))
+        job = self.job(name, cq, priority, arrival)
+        job["spec"]["parallelism"] = job["spec"]["completions"] = pods
+        job["spec"]["template"]["metadata"]["annotations"][REQUIRED_TOPOLOGY] = level
+        container = job["spec"]["template"]["spec"]["containers"][0]
+        container["resources"] = {"limits": {GPU: str(gpus)}}
+        return job

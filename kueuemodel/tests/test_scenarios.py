@@ -381,3 +381,37 @@ def test_fungibility_preference_and_when_can_preempt():
     assert flavors(result["try-next-preempt/urgent"]) == {"cpu": "second"}
     assert is_admitted(result["try-next-preempt/running"])
     assert condition(result["try-next-preempt/running"], "Requeued") is None
+
+
+def test_a_required_rack_is_admitted_in_one_rack_and_a_required_host_never_fits():
+    result = run("topology_required.yaml", until="30m")
+    host = result["ns/same-host"]
+    assert not is_admitted(host)
+    assert pending_reason(host) == "Pending"
+    message = condition(host, "QuotaReserved")["message"]
+    assert 'topology "b200" allows to fit only 1 out of 2 pod(s)' in message
+    assert is_admitted(result["ns/rack-a"]) and is_admitted(result["ns/rack-b"])
+    rack_c = result["ns/rack-c"]  # quota 48 <= 64, but 32 of 32 GPUs are in use
+    assert not is_admitted(rack_c)
+    assert (
+        'topology "b200" doesn\'t allow to fit any of 2 pod(s)'
+        in (condition(rack_c, "QuotaReserved")["message"])
+    )
+
+
+def test_a_required_rack_waits_for_a_rack_to_clear():
+    result = run("topology_required.yaml", until="1h30m")
+    rack_a, rack_c = result["ns/rack-a"], result["ns/rack-c"]
+    # rack-a runs 1h from its admission (10:00:03, when the scenario's workloads are all
+    # in) and frees r1 at 11:00:03; rack-c is tried again one requeue batch (1 s) later.
+    assert condition(rack_a, "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:03Z"
+    assert condition(rack_a, "Finished")["lastTransitionTime"] == "2026-03-01T11:00:03Z"
+    assert condition(rack_c, "Admitted")["lastTransitionTime"] == "2026-03-01T11:00:04Z"
+
+
+def test_freed_nodes_wake_another_cluster_queue_on_the_same_topology_flavor():
+    result = run("topology_shared_nodes.yaml", until="1h30m")
+    a1, b1 = result["ns/a1"], result["ns/b1"]
+    assert condition(a1, "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:01Z"
+    assert condition(a1, "Finished")["lastTransitionTime"] == "2026-03-01T11:00:01Z"
+    assert condition(b1, "Admitted")["lastTransitionTime"] == "2026-03-01T11:00:02Z"

@@ -137,14 +137,31 @@ def pod_template_spec(owner: Owner) -> Obj:
     return spec
 
 
+# Kueue's TAS pod-set annotations and the topologyRequest field each one fills.
+TOPOLOGY_REQUESTS = {
+    "kueue.x-k8s.io/podset-required-topology": "required",
+    "kueue.x-k8s.io/podset-preferred-topology": "preferred",
+}
+
+
+def topology_request(template: Obj) -> Obj:
+    """A pod set's ``topologyRequest`` as Kueue builds it from the pod template's annotations."""
+    annotations = meta(template).get("annotations") or {}
+    return {
+        field: annotations[key] for key, field in TOPOLOGY_REQUESTS.items() if key in annotations
+    }
+
+
 def workload_for(owner: Owner, source: Obj, priority: int | None) -> Obj:
     """The Workload Kueue's integration creates for ``owner``."""
-    spec: Obj = {
-        "queueName": queue_name(source),
-        "podSets": [
-            {"name": "main", "count": owner.count, "template": {"spec": pod_template_spec(owner)}}
-        ],
+    pod_set: Obj = {
+        "name": "main",
+        "count": owner.count,
+        "template": {"spec": pod_template_spec(owner)},
     }
+    if topology := topology_request(owner.template):
+        pod_set["topologyRequest"] = topology
+    spec: Obj = {"queueName": queue_name(source), "podSets": [pod_set]}
     pclass = priority_class(source)
     if pclass and priority is not None:
         spec["priorityClassRef"] = {

@@ -89,6 +89,7 @@ RESOURCE_TYPES: tuple[ResourceType, ...] = (
     ResourceType(
         "apps", ("v1",), "StatefulSet", "statefulsets", "statefulset", True, ("sts",), ("status",)
     ),
+    _kueue("Topology", "topologies", False, ()),
     _kueue("ResourceFlavor", "resourceflavors", False, ("flavor", "flavors", "rf")),
     _kueue("Cohort", "cohorts", False, ("co",), ("status",)),
     _kueue("ClusterQueue", "clusterqueues", False, ("cq",), ("status",)),

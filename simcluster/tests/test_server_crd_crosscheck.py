@@ -28,6 +28,7 @@ CRD_FILES = {
     "Cohort": "cohorts",
     "LocalQueue": "localqueues",
     "ResourceFlavor": "resourceflavors",
+    "Topology": "topologies",
     "WorkloadPriorityClass": "workloadpriorityclasses",
     "Workload": "workloads",
 }

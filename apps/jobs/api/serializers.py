@@ -115,6 +115,20 @@ class JobCreateSerializer(StrictSerializer):
         required=False,
         help_text="Demo clusters only: how long the simulated job runs.",
     )
+    topology = serializers.CharField(
+        max_length=63,
+        required=False,
+        default="",
+        help_text="Keep every pod in one domain of this topology level of the flavor "
+        "(e.g. rack); empty: anywhere.",
+    )
+    topology_mode = serializers.CharField(
+        max_length=20,
+        required=False,
+        default="",
+        help_text="required (default with a topology: wait for one domain with room) or "
+        "preferred (spread if none has room).",
+    )
 
 
 class StartEstimateSerializer(serializers.Serializer):
@@ -386,6 +400,8 @@ class JobSerializer(ModelSerializer):
             "max_runtime_seconds",
             "checkpoint_dir",
             "checkpoint_interval_seconds",
+            "topology_level",
+            "topology_mode",
             "created_at",
             "admitted_at",
             "ended_at",

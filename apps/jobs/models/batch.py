@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from apps.jobs.choices import JobEventKind, JobState, LimitedRole
+from apps.jobs.choices import JobEventKind, JobState, LimitedRole, TopologyMode
 from apps.jobs.models.base import SubmittedWorkload
 from apps.jobs.querysets import BatchJobQuerySet
 from apps.queues.models import PriorityTier, Queue
@@ -54,6 +54,10 @@ class BatchJob(SubmittedWorkload):
     checkpoint_dir = models.CharField(max_length=255, blank=True)
     checkpoint_interval_seconds = models.PositiveIntegerField(null=True, blank=True)
     sim_duration_seconds = models.PositiveIntegerField(null=True, blank=True)
+    # "Same rack": the name of one of the flavor's topology levels (fixed once set, so
+    # the name keeps meaning the same node label), and whether Kueue must or may honour it.
+    topology_level = models.CharField(max_length=63, blank=True)
+    topology_mode = models.CharField(max_length=20, choices=TopologyMode.choices, blank=True)
 
     state = models.CharField(max_length=20, choices=JobState.choices, default=JobState.SUBMITTED)
     lost_work_seconds = models.PositiveIntegerField(default=0)
@@ -82,6 +86,12 @@ class BatchJob(SubmittedWorkload):
     @property
     def total_gpus(self) -> int:
         return self.gpus_per_pod * self.pods
+
+    @property
+    def topology_label(self) -> str:
+        """The node label key of the level asked for ('' when none)."""
+        levels = {lv["name"]: lv["node_label"] for lv in self.flavor.topology_levels or []}
+        return levels.get(self.topology_level, "")
 
 
 class JobEvent(models.Model):

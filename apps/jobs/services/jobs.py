@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.jobs import fit
-from apps.jobs.choices import JobEventKind, JobState, LimitedRole
+from apps.jobs.choices import JobEventKind, JobState, LimitedRole, TopologyMode
 from apps.jobs.models import BatchJob, JobEvent, JobTemplate, NotebookImage, RoleTierLimit
 from apps.jobs.services.common import (
     Principal,
@@ -65,6 +65,9 @@ class JobRequest:
     queue: str = ""
     display_name: str = ""
     sim_duration_seconds: int | None = None
+    # One of the flavor's topology level names ("rack"): all pods in one such domain.
+    topology: str = ""
+    topology_mode: str = ""
     extra: dict = field(default_factory=dict)
 
 
@@ -207,6 +210,34 @@ def _check_ever_fits(spec: JobRequest, queue: Queue, gpu_resource: str) -> None:
     )
 
 
+def _check_topology(spec: JobRequest, flavor) -> str:
+    """The topology mode to save: '' without a level, else required unless preferred."""
+    if not spec.topology:
+        if spec.topology_mode:
+            raise RuleBroken(
+                "topology_mode needs a topology level, e.g. topology=rack",
+                code="invalid",
+                field="topology_mode",
+            )
+        return ""
+    names = [level["name"] for level in flavor.topology_levels or []]
+    if spec.topology not in names:
+        offered = f"one of {', '.join(names)}" if names else "empty: it has no topology levels"
+        raise RuleBroken(
+            f"flavor {flavor.name} has no topology level {spec.topology!r}; topology must be "
+            f"{offered}",
+            code="invalid",
+            field="topology",
+        )
+    if spec.topology_mode not in ("", *TopologyMode.values):
+        raise RuleBroken(
+            f"topology_mode must be one of {', '.join(TopologyMode.values)}",
+            code="invalid",
+            field="topology_mode",
+        )
+    return spec.topology_mode or TopologyMode.REQUIRED
+
+
 def _image(spec: JobRequest, template: JobTemplate) -> str:
     if not spec.image or spec.image == template.image:
         return template.image
@@ -259,6 +290,7 @@ def build_job(user, spec: JobRequest, *, actor: Principal, now: datetime) -> Bat
     _check_ever_fits(spec, queue, gpu_resource)
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
+    topology_mode = _check_topology(spec, flavor)
     interval = spec.checkpoint_interval_minutes
     return BatchJob(
         owner=user,
@@ -282,6 +314,8 @@ def build_job(user, spec: JobRequest, *, actor: Principal, now: datetime) -> Bat
         checkpoint_dir=spec.checkpoint_dir,
         checkpoint_interval_seconds=interval * 60 if interval else None,
         sim_duration_seconds=spec.sim_duration_seconds,
+        topology_level=spec.topology,
+        topology_mode=topology_mode,
         created_at=now,
     )
 

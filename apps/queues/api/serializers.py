@@ -68,6 +68,7 @@ class FlavorSerializer(ModelSerializer):
             "node_labels",
             "node_taints",
             "tolerations",
+            "topology_levels",
             "capacity",
         ]
 
@@ -109,6 +110,13 @@ class FlavorWriteSerializer(RejectUnknownFields, serializers.Serializer):
     node_labels = serializers.DictField(child=serializers.CharField(), required=False, default=dict)
     node_taints = serializers.ListField(child=serializers.DictField(), required=False, default=list)
     tolerations = serializers.ListField(child=serializers.DictField(), required=False, default=list)
+    topology_levels = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        required=False,
+        default=list,
+        help_text="Widest first, e.g. [{name: rack, node_label: example.com/rack}, "
+        "{name: host, node_label: kubernetes.io/hostname}]; fixed once set.",
+    )
     capacity = serializers.DictField(child=serializers.CharField())
     reason = serializers.CharField(required=False, allow_blank=True, default="")
     capacity_override_reason = serializers.CharField(required=False, allow_blank=True, default="")

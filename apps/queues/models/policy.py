@@ -90,6 +90,9 @@ class ResourceFlavor(models.Model):
     node_labels = models.JSONField(default=dict, blank=True)
     node_taints = models.JSONField(default=list, blank=True)
     tolerations = models.JSONField(default=list, blank=True)
+    # Kueue Topology levels, widest first: [{"name": "rack", "node_label": "example.com/rack"}].
+    # Fixed once set (Kueue never changes a Topology's levels nor a flavor's topologyName).
+    topology_levels = models.JSONField(default=list, blank=True)
 
     objects = SignedInQuerySet.as_manager()
 

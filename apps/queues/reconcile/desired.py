@@ -37,7 +37,11 @@ def provided_queues() -> list[dict]:
 
 
 def load_flavors() -> list[dict]:
-    return list(ResourceFlavor.objects.values("name", "node_labels", "node_taints", "tolerations"))
+    return list(
+        ResourceFlavor.objects.values(
+            "name", "node_labels", "node_taints", "tolerations", "topology_levels"
+        )
+    )
 
 
 def load_cohorts() -> list[dict]:

@@ -9,6 +9,7 @@ from informer import objects
 
 WORKLOAD = "Workload"
 _KUEUE_KINDS = {
+    kueue.TOPOLOGY: ("topologies", False),
     kueue.RESOURCE_FLAVOR: ("resourceflavors", False),
     kueue.COHORT: ("cohorts", False),
     kueue.WORKLOAD_PRIORITY_CLASS: ("workloadpriorityclasses", False),

@@ -17,6 +17,9 @@ Rules (each one a test in ``tests/test_reconcile_plan.py``):
   own: ``core.namespaces``), whatever the database asks for: ``blocked``.
 * A namespace that exists without our label is not ours: neither it nor anything in
   it is written (``blocked``, "exists, not ours; adopt?") until an admin adopts it.
+* Kueue refuses to change a Topology, or a ResourceFlavor's topologyName, nodeLabels
+  and tolerations once its topologyName is set: such a difference is ``blocked`` with
+  the reason, never sent as a patch the API server would refuse on every run.
 * A difference from what we applied last time is *drift*: someone changed the
   cluster behind our back. It is repaired like any other difference and reported.
 """
@@ -48,6 +51,17 @@ RELEASED = {
     kueue.PERSISTENT_VOLUME_CLAIM: (
         "no longer a checkpoint volume of ours: our labels removed, claim and data kept "
         "(delete it by hand once nobody needs its checkpoints)"
+    ),
+}
+
+
+# Fields Kueue never lets change, per kind, and the field whose being set freezes them
+# (None: frozen from creation). Only our label could differ on a Topology otherwise.
+IMMUTABLE: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    kueue.TOPOLOGY: (None, ("spec.levels", "metadata.labels")),
+    kueue.RESOURCE_FLAVOR: (
+        "spec.topologyName",
+        ("spec.topologyName", "spec.nodeLabels", "spec.tolerations"),
     ),
 }
 
@@ -189,8 +203,11 @@ def plan(
     leftovers = [
         obj for key, obj in observed.items() if key not in wanted and kueue.is_managed(obj)
     ]
+    named = _named_topologies(observed, leaving={kueue.object_key(obj) for obj in leftovers})
     actions += [
-        _refused(kueue.object_key(obj), None, seen, rules) or _for_leftover(obj, busy, version)
+        _refused(kueue.object_key(obj), None, seen, rules)
+        or _topology_in_use(obj, named)
+        or _for_leftover(obj, busy, version)
         for obj in leftovers
     ]
     return sorted(actions, key=_order)
@@ -251,9 +268,51 @@ def _for_desired(
     changes = diff(project(obj, version), observed)
     if not changes:
         return Action(UNCHANGED, key, desired=obj, observed=live)
+    if message := _immutable(key, live, changes):
+        return Action(BLOCKED, key, obj, live, changes, message=message)
     drift = _drift(changes, applied.get(key), observed)
     patch = merge_patch(changes, live["metadata"].get("resourceVersion"))
     return Action(UPDATE, key, obj, live, changes, drift, patch)
+
+
+def _immutable(key: Key, live: dict, changes: tuple[Change, ...]) -> str | None:
+    """Why the changes cannot be made, if they touch a field Kueue keeps fixed."""
+    if key[0] not in IMMUTABLE:
+        return None
+    trigger, frozen = IMMUTABLE[key[0]]
+    if trigger and _get(live, tuple(trigger.split("."))) is None:
+        return None
+    touched = sorted({c.field for c in changes if c.field.startswith(frozen)})
+    if not touched:
+        return None
+    return (
+        f"Kueue never changes {', '.join(touched)} of {key[0]} {key[2]} once "
+        f"{trigger or 'created'}; the portal leaves it as it is (delete it by hand, once no "
+        "workload runs on the flavor, and the next sync re-creates it)"
+    )
+
+
+def _named_topologies(observed: dict[Key, dict], leaving: set[Key]) -> set[str]:
+    """Topologies named by flavors that stay (flavors being deleted go first)."""
+    return {
+        name
+        for key, obj in observed.items()
+        if key[0] == kueue.RESOURCE_FLAVOR
+        and key not in leaving
+        and (name := (obj.get("spec") or {}).get("topologyName"))
+    }
+
+
+def _topology_in_use(live: dict, named: set[str]) -> Action | None:
+    """A Topology a flavor in the cluster still names stays: that flavor cannot let go."""
+    key = kueue.object_key(live)
+    if key[0] != kueue.TOPOLOGY or key[2] not in named:
+        return None
+    message = (
+        f"a ResourceFlavor still names Topology {key[2]} (Kueue never unsets topologyName); "
+        "kept until that flavor is deleted"
+    )
+    return Action(BLOCKED, key, observed=live, message=message)
 
 
 def replanned(action: Action, live: dict | None, version: str) -> Action:

@@ -36,6 +36,7 @@ from apps.queues.quantity import (
 )
 from apps.queues.reservations import reserved_per_flavor
 from apps.queues.taints import taint_problems, toleration_problems
+from apps.queues.topology import frozen_problems, level_problems
 from core import permissions
 from core.audit import AuditAction, record_audit
 from core.bounds import length_error, text_errors
@@ -209,10 +210,15 @@ def save_flavor(
     node_labels: dict[str, str] | None = None,
     node_taints: list[dict] | None = None,
     tolerations: list[dict] | None = None,
+    topology_levels: list[dict] | None = None,
     reason: str = "",
     capacity_override_reason: str = "",
 ) -> ResourceFlavor:
-    """Create or update a flavor and its physical capacity."""
+    """Create or update a flavor and its physical capacity.
+
+    Topology levels, once set, fix the levels, node labels and tolerations for good:
+    Kueue refuses to change them in the cluster (see ``apps.queues.topology``).
+    """
     _require_admin(actor)
     flavor = ResourceFlavor.objects.select_for_update().filter(name=name).first()
     errors = _Errors()
@@ -228,6 +234,15 @@ def save_flavor(
     parsed = _check_capacity(errors, capacity)
     _check_node_labels(errors, node_labels or {})
     _check_taints(errors, node_taints or [], tolerations or [])
+    wanted = {
+        "node_labels": node_labels or {},
+        "tolerations": tolerations or [],
+        "topology_levels": topology_levels or [],
+    }
+    for path, problem in level_problems(topology_levels, node_labels or {}):
+        errors.add(path, problem)
+    for path, problem in frozen_problems(model_to_dict(flavor) if flavor else None, wanted):
+        errors.add(path, problem)
     if flavor is not None and not capacity_override_reason.strip():
         _check_capacity_not_below_quotas(errors, flavor, parsed)
     errors.raise_if_any()
@@ -235,7 +250,7 @@ def save_flavor(
     flavor = flavor or ResourceFlavor(name=name)
     flavor.gpu_model, flavor.description = gpu_model, description
     flavor.node_labels, flavor.node_taints = node_labels or {}, node_taints or []
-    flavor.tolerations = tolerations or []
+    flavor.tolerations, flavor.topology_levels = wanted["tolerations"], wanted["topology_levels"]
     flavor.save()
     FlavorCapacity.objects.filter(flavor=flavor).exclude(resource__in=capacity).delete()
     for resource, value in capacity.items():

@@ -19,6 +19,7 @@ import yaml
 from realcluster.build_info import kueue_crd_dir
 
 FILES = {
+    "Topology": "kueue.x-k8s.io_topologies.yaml",
     "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml",
     "Cohort": "kueue.x-k8s.io_cohorts.yaml",
     "ClusterQueue": "kueue.x-k8s.io_clusterqueues.yaml",

@@ -61,6 +61,17 @@ SAMPLE = kueue.PolicyState(
             ],
         },
         {"name": "a100-mig", "node_labels": {}, "node_taints": [], "tolerations": []},
+        {
+            "name": "b200-racks",
+            "node_labels": {"gpu.nvidia.com/class": "b200"},
+            "node_taints": [],
+            "tolerations": [],
+            "topology_levels": [
+                {"name": "block", "node_label": "example.com/block"},
+                {"name": "rack", "node_label": "example.com/rack"},
+                {"name": "host", "node_label": "kubernetes.io/hostname"},
+            ],
+        },
     ],
     cohorts=[
         {"name": "org", "parent": None, "fair_weight": "1"},

@@ -252,6 +252,37 @@ def _resource_flavor_spec() -> Obj:
     )
 
 
+LABEL_KEY = (
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+)
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def _topology_levels_rules(levels: list[dict[str, Any]], path: str) -> list[Cause]:
+    keys = [level.get("nodeLabel") for level in levels]
+    out = []
+    if len(set(keys)) != len(keys):
+        out.append(c.invalid(path, levels, "must be unique"))
+    if HOSTNAME_LABEL in keys[:-1]:
+        message = (
+            "the kubernetes.io/hostname label can only be used at the lowest level of topology"
+        )
+        out.append(c.invalid(path, levels, message))
+    return out
+
+
+def _topology_spec() -> Obj:
+    level = Obj(
+        {"nodeLabel": Str(pattern=LABEL_KEY, max_len=316, min_len=1)}, required=("nodeLabel",)
+    )
+    return Obj(
+        {"levels": Arr(level, min_items=1, max_items=16)},
+        required=("levels",),
+        rules=(_nested_rule("levels", _topology_levels_rules),),
+    )
+
+
 def _nested_rule(field: str, rule: Any) -> Any:
     """Run a list rule on ``field`` of the object (kept on the parent so defaults apply first)."""
 
@@ -336,6 +367,7 @@ def _envelope(fields: dict[str, Node], required: tuple[str, ...] = (), status: b
 def build_schemas() -> dict[str, Obj]:
     """Top-level schema per Kueue kind."""
     return {
+        "Topology": _envelope({"spec": _topology_spec()}, status=False),
         "ResourceFlavor": _envelope({"spec": _resource_flavor_spec()}, status=False),
         "ClusterQueue": _envelope({"spec": _cluster_queue_spec()}),
         "Cohort": _envelope(

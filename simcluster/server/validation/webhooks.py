@@ -214,7 +214,19 @@ def resource_flavor(obj: Obj, old: Obj | None) -> list[Cause]:
     before = ((old or {}).get("spec") or {}).get("topologyName")
     if before is not None and spec.get("topologyName") != before:
         out.append(c.invalid("spec", spec, "topologyName is immutable when topologyName is set"))
+    for field in ("nodeLabels", "tolerations") if before is not None else ():
+        if spec.get(field) != ((old or {}).get("spec") or {}).get(field):
+            message = f"{field} are immutable when topologyName is set"
+            out.append(c.invalid("spec", spec, message))
     return out
+
+
+def topology(obj: Obj, old: Obj | None) -> list[Cause]:
+    """A Topology's levels never change (Kueue's CEL rule ``self == oldSelf``)."""
+    levels = (obj.get("spec") or {}).get("levels")
+    if old is not None and levels != (old.get("spec") or {}).get("levels"):
+        return [c.invalid("spec.levels", levels, "field is immutable")]
+    return []
 
 
 def _quota_reserved(obj: Obj | None) -> bool:
@@ -319,6 +331,7 @@ CHECKERS: dict[str, Checker] = {
     "Cohort": cohort,
     "LocalQueue": local_queue,
     "ResourceFlavor": resource_flavor,
+    "Topology": topology,
     "Workload": workload,
     "WorkloadPriorityClass": _no_checks,
 }
