@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("jobs", "0006_sweep_idempotency"),
+        ("jobs", "0007_sweep_retries"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("queues", "0006_foreign_cluster_queues"),
+        ("queues", "0007_queue_fair_between_users"),
     ]
 
     operations = [
