@@ -1,10 +1,11 @@
 """Read one ISO week of recorded history into the plain records ``compute`` needs.
 
-Streams the week's workloads in workload order through a server-side cursor and
-replays each as soon as its steps are complete, so memory holds the week's runs and
-waits, never the raw event rows: on PostgreSQL one query sends each workload's record
-with its steps aggregated (``_histories_sql``); other databases read the records, then
-the transitions row by row (``_steps``).
+Streams the week's workloads in workload order through a server-side cursor (the next
+chunk fetched on a second thread while this one replays the current one) and replays
+each as soon as its steps are complete, so memory holds the week's runs and waits,
+never the raw event rows: on PostgreSQL one query sends each workload's record with
+its steps aggregated (``_histories_sql``); other databases read the records, then the
+transitions row by row (``_steps``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import datetime
+from functools import partial
 from itertools import groupby, repeat
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
@@ -23,6 +25,7 @@ from apps.queues.quantity import parse_units
 from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
+from apps.reports.read_ahead import chunks_ahead
 from apps.reports.timeline import RANK, WorkloadInfo, replay
 from informer.objects import is_gpu_resource
 from informer.workload import Transition
@@ -163,9 +166,12 @@ def _histories_sql(records, end):
         ) s ON s.workload_id = r.pk
         ORDER BY r.pk"""
     parsed: dict[str, dict] = {}  # most details repeat ({"flavors": {"h100": 1}}): parse once
-    with connection.chunked_cursor() as cursor:
+    # In a transaction the named cursor is not WITH HOLD (Django holds it in autocommit,
+    # and PostgreSQL then computes every row before the first FETCH), so the server
+    # works out each chunk while this thread replays the one before (``chunks_ahead``).
+    with transaction.atomic(), connection.chunked_cursor() as cursor:
         cursor.cursor.execute(sql, [*column_params, *params, end], binary=True)
-        while rows := cursor.cursor.fetchmany(CHUNK):
+        for rows in chunks_ahead(partial(cursor.cursor.fetchmany, CHUNK)):
             for pk, *columns, kinds, ats, reasons, details in rows:
                 if kinds is None:
                     yield pk, _info(*columns), ()
