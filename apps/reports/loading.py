@@ -96,21 +96,19 @@ def _replay_all(data: WeekInput, records, end) -> dict[int, WorkloadInfo]:
     (the order the sections sum them in); the workloads' infos by primary key."""
     if connection.vendor == "postgresql":
         infos = {}
-        for pk, info, steps in _histories_sql(records, end):
-            infos[pk] = info
-            _add(data, replay(info, steps))
-        return infos
-    infos = _infos(records)
-    for pk, steps in _steps(records, end):
-        _add(data, replay(infos[pk], steps))
+        histories = _histories_sql(records, end)
+    else:
+        infos = _infos(records)
+        histories = ((pk, infos[pk], steps) for pk, steps in _steps(records, end))
+    # The lists' extend methods bound once: ~200,000 workloads are added.
+    add_runs, add_waits, add_pending = data.runs.extend, data.waits.extend, data.pending.extend
+    for pk, info, steps in histories:
+        infos[pk] = info
+        runs, waits, pending = replay(info, steps)
+        add_runs(runs)
+        add_waits(waits)
+        add_pending(pending)
     return infos
-
-
-def _add(data: WeekInput, replayed) -> None:
-    runs, waits, pending = replayed
-    data.runs += runs
-    data.waits += waits
-    data.pending += pending
 
 
 def _steps(records, end):
