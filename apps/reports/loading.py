@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime
 from functools import partial
 from itertools import groupby, repeat
@@ -169,15 +170,22 @@ def _histories_sql(records, end):
     # works out each chunk while this thread replays the one before (``chunks_ahead``).
     with transaction.atomic(), connection.chunked_cursor() as cursor:
         cursor.cursor.execute(sql, [*column_params, *params, end], binary=True)
-        for rows in chunks_ahead(partial(cursor.cursor.fetchmany, CHUNK)):
-            for pk, *columns, kinds, ats, reasons, details in rows:
-                if kinds is None:
-                    yield pk, _info(*columns), ()
-                    continue
-                steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
-                if ats != sorted(ats):  # the server's aggregation reordered them
-                    steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
-                yield pk, _info(*columns), steps
+        # closing: a fetch still running ends before the cursor closes, however this stops
+        with closing(chunks_ahead(partial(cursor.cursor.fetchmany, CHUNK))) as chunks:
+            for rows in chunks:
+                yield from _histories_of(rows, parsed)
+
+
+def _histories_of(rows, parsed: dict[str, dict]):
+    """(workload, its info, its steps in replay order) of each of ``_histories_sql``'s rows."""
+    for pk, *columns, kinds, ats, reasons, details in rows:
+        if kinds is None:
+            yield pk, _info(*columns), ()
+            continue
+        steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
+        if ats != sorted(ats):  # the server's aggregation reordered them
+            steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
+        yield pk, _info(*columns), steps
 
 
 def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:

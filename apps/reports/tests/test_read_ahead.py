@@ -30,3 +30,21 @@ def test_it_fetches_the_next_chunk_before_the_current_one_is_done():
     assert next(chunks) == [1]
     assert asked[2].wait(timeout=10)
     assert list(chunks) == []
+
+
+def test_a_fetch_still_running_has_ended_when_the_reader_is_closed_early():
+    ended = threading.Event()
+    calls = iter(range(3))
+
+    def fetch():
+        n = next(calls)
+        if n == 1:
+            ended.wait(timeout=0.2)  # still running when the reader is closed
+            ended.set()
+        return [n]
+
+    chunks = chunks_ahead(fetch)
+    assert next(chunks) == [0]
+    chunks.close()
+    # The cursor is closed right after this: no fetch may still be using it.
+    assert ended.is_set()
