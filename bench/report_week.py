@@ -4,7 +4,7 @@ Measures: (1) building the week's report from the history table (load + compute 
 store, Prometheus/OpenCost unset so their panels are marked as gaps) beside its
 floor, one PostgreSQL scan of the week's transitions (``_floor``), alternating
 floor, build, floor, build … in one run — median and best of each, their ratio,
-the load average, and peak RSS of this process; (2) the stored report page, p95
+the build's CPU time in this process, the load average, and peak RSS of this process; (2) the stored report page, p95
 of 40 requests; (3) the 52-week trend page with 52 stored snapshots; (4) the usage
 range views (``/api/v1/usage/`` and ``/reports/usage/``) over the last 24 h, 7 d and
 30 d of the week, p95 of 20 requests each, after rebuilding their rollup from the

@@ -47,8 +47,8 @@ def _collector_paused():
     heap again and again — a third of the build's time at 1M transitions. Reference
     counting still frees everything; the collector runs as usual afterwards. The
     week's records are dropped before it resumes: the first collection after it
-    resumes walks every object allocated meanwhile that is still alive (~1 s at 1M
-    transitions if the records were)."""
+    resumes walks every object allocated meanwhile that is still alive (0.14 s of CPU
+    for 700,000 records; 0.03 s when they are freed first)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
