@@ -4,7 +4,7 @@ Measures: (1) building the week's report from the history table (load + compute 
 store, Prometheus/OpenCost unset so their panels are marked as gaps) beside its
 floor, one PostgreSQL scan of the week's transitions (``_floor``), alternating
 floor, build, floor, build … in one run — median and best of each, their ratio,
-the load average, and peak RSS of this process; (2) the stored report page, p95
+the build's CPU time in this process, the load average, and peak RSS of this process; (2) the stored report page, p95
 of 40 requests; (3) the 52-week trend page with 52 stored snapshots; (4) the usage
 range views (``/api/v1/usage/`` and ``/reports/usage/``) over the last 24 h, 7 d and
 30 d of the week, p95 of 20 requests each, after rebuilding their rollup from the
@@ -170,16 +170,21 @@ def _floor() -> tuple[float, int]:
 
 def _floor_and_build(runs: int) -> None:
     """Alternate floor, COPY and build so all three see the same machine load."""
-    floors, copies, builds, rows = [], [], [], 0
+    floors, copies, builds, cpu, rows = [], [], [], [], 0
     for _ in range(runs):
         seconds, rows = _floor()
         floors.append(seconds)
         copies.append(_copy_floor())
+        before = time.process_time()
         builds.append(_timed_build())
+        cpu.append(time.process_time() - before)
     print(f"load average after: {os.getloadavg()}")
     print(f"floor (SELECT of the week's {rows:,} transitions): " + _spread(floors))
     print("COPY of the same rows (not decoded): " + _spread(copies))
     print(f"build report {WEEK}: " + _spread(builds))
+    # This process's CPU (both threads), which the machine's load does not inflate
+    # as much as wall time; PostgreSQL's share is not in it.
+    print("build CPU of this process: " + _spread(cpu))
     for name, reference in (("floor", floors), ("COPY", copies)):
         median = statistics.median(builds) / statistics.median(reference)
         pairs = ", ".join(f"{b / r:.2f}" for b, r in zip(builds, reference, strict=True))

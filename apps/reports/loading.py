@@ -1,20 +1,23 @@
 """Read one ISO week of recorded history into the plain records ``compute`` needs.
 
-Streams the week's workloads in workload order through a server-side cursor and
-replays each as soon as its steps are complete, so memory holds the week's runs and
-waits, never the raw event rows: on PostgreSQL one query sends each workload's record
-with its steps aggregated (``_histories_sql``); other databases read the records, then
-the transitions row by row (``_steps``).
+Streams the week's workloads in workload order through a server-side cursor (the next
+chunk fetched on a second thread while this one replays the current one) and replays
+each as soon as its steps are complete, so memory holds the week's runs and waits,
+never the raw event rows: on PostgreSQL one query sends each workload's record with
+its steps aggregated (``_histories_sql``); other databases read the records, then the
+transitions row by row (``_steps``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import datetime
+from functools import partial
 from itertools import groupby, repeat
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
@@ -23,6 +26,7 @@ from apps.queues.quantity import parse_units
 from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
+from apps.reports.read_ahead import chunks_ahead
 from apps.reports.timeline import RANK, WorkloadInfo, replay
 from informer.objects import is_gpu_resource
 from informer.workload import Transition
@@ -93,21 +97,19 @@ def _replay_all(data: WeekInput, records, end) -> dict[int, WorkloadInfo]:
     (the order the sections sum them in); the workloads' infos by primary key."""
     if connection.vendor == "postgresql":
         infos = {}
-        for pk, info, steps in _histories_sql(records, end):
-            infos[pk] = info
-            _add(data, replay(info, steps))
-        return infos
-    infos = _infos(records)
-    for pk, steps in _steps(records, end):
-        _add(data, replay(infos[pk], steps))
+        histories = _histories_sql(records, end)
+    else:
+        infos = _infos(records)
+        histories = ((pk, infos[pk], steps) for pk, steps in _steps(records, end))
+    # The lists' extend methods bound once: ~200,000 workloads are added.
+    add_runs, add_waits, add_pending = data.runs.extend, data.waits.extend, data.pending.extend
+    for pk, info, steps in histories:
+        infos[pk] = info
+        runs, waits, pending = replay(info, steps)
+        add_runs(runs)
+        add_waits(waits)
+        add_pending(pending)
     return infos
-
-
-def _add(data: WeekInput, replayed) -> None:
-    runs, waits, pending = replayed
-    data.runs += runs
-    data.waits += waits
-    data.pending += pending
 
 
 def _steps(records, end):
@@ -163,17 +165,27 @@ def _histories_sql(records, end):
         ) s ON s.workload_id = r.pk
         ORDER BY r.pk"""
     parsed: dict[str, dict] = {}  # most details repeat ({"flavors": {"h100": 1}}): parse once
-    with connection.chunked_cursor() as cursor:
+    # In a transaction the named cursor is not WITH HOLD (Django holds it in autocommit,
+    # and PostgreSQL then computes every row before the first FETCH), so the server
+    # works out each chunk while this thread replays the one before (``chunks_ahead``).
+    with transaction.atomic(), connection.chunked_cursor() as cursor:
         cursor.cursor.execute(sql, [*column_params, *params, end], binary=True)
-        while rows := cursor.cursor.fetchmany(CHUNK):
-            for pk, *columns, kinds, ats, reasons, details in rows:
-                if kinds is None:
-                    yield pk, _info(*columns), ()
-                    continue
-                steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
-                if ats != sorted(ats):  # the server's aggregation reordered them
-                    steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
-                yield pk, _info(*columns), steps
+        # closing: a fetch still running ends before the cursor closes, however this stops
+        with closing(chunks_ahead(partial(cursor.cursor.fetchmany, CHUNK))) as chunks:
+            for rows in chunks:
+                yield from _histories_of(rows, parsed)
+
+
+def _histories_of(rows, parsed: dict[str, dict]):
+    """(workload, its info, its steps in replay order) of each of ``_histories_sql``'s rows."""
+    for pk, *columns, kinds, ats, reasons, details in rows:
+        if kinds is None:
+            yield pk, _info(*columns), ()
+            continue
+        steps = _zip_steps(kinds.split(" "), ats, reasons, details, parsed)
+        if ats != sorted(ats):  # the server's aggregation reordered them
+            steps = sorted(steps, key=lambda s: (s[1], RANK.get(s[0], 99)))
+        yield pk, _info(*columns), steps
 
 
 def _zip_steps(kinds, ats, reasons, details, parsed) -> Iterator[tuple]:

@@ -30,12 +30,17 @@ def _events(week: WeekInput) -> dict[tuple[str, str], list[tuple[float, str, int
     """(cohort, flavor) → [(time, queue, ±gpus)] of runs clipped to the week."""
     cohort_of = {q.queue: q.cohort or f"standalone:{q.queue}" for q in week.quotas}
     events: dict[tuple[str, str], list] = defaultdict(list)
+    lo, hi = week.start, week.horizon  # read once: ``horizon`` is a property
     for run in week.runs:
-        start = max(run.start, week.start)
-        stop = week.horizon if run.end is None else min(run.end, week.horizon)
-        if stop > start and run.gpus:
-            key = (cohort_of.get(run.queue, f"standalone:{run.queue}"), run.flavor)
-            events[key] += [(start, run.queue, run.gpus), (stop, run.queue, -run.gpus)]
+        # max(run.start, lo) and min(end, hi) inline, as in ``_sweep``: ~250,000 runs
+        start, end = run.start, run.end
+        start = start if start > lo else lo
+        stop = hi if end is None or end > hi else end
+        queue, gpus = run.queue, run.gpus
+        if stop > start and gpus:
+            # .get(…) or …: the default is only formatted for a queue without quota
+            key = (cohort_of.get(queue) or f"standalone:{queue}", run.flavor)
+            events[key] += [(start, queue, gpus), (stop, queue, -gpus)]
     return events
 
 
@@ -119,8 +124,9 @@ def decayed_gpu_hours(week: WeekInput) -> list[float]:
     exp = math.exp
     decayed = []
     for run in week.runs:
-        start = max(run.start, lo)
-        stop = hi if run.end is None else min(run.end, hi)
+        start, end = run.start, run.end  # max and min inline, as in ``_events``
+        start = start if start > lo else lo
+        stop = hi if end is None or end > hi else end
         if stop <= start:
             decayed.append(0.0)
             continue

@@ -21,11 +21,8 @@ def lost_gpu_hours(run: Run) -> tuple[float, bool]:
 
 
 def preemptions(week: WeekInput) -> list[Run]:
-    return [
-        r
-        for r in week.runs
-        if r.preempted and r.end is not None and week.start <= r.end < week.horizon
-    ]
+    lo, hi = week.start, week.horizon  # read once: ``horizon`` is a property, runs many
+    return [r for r in week.runs if r.preempted and r.end is not None and lo <= r.end < hi]
 
 
 def loss_rows(week: WeekInput) -> list[dict]:

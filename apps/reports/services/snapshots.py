@@ -34,6 +34,7 @@ def build_weekly_report(week: str, *, now: datetime | None = None) -> WeeklyRepo
         data.other_costs = _other_costs(data, gaps)
         report = assemble.build(data, gaps)
         _add_prometheus_quantiles(report, data, gaps)
+        del data  # freed while the collector is paused: see _collector_paused
     report["gaps"] = gaps
     return _store(week, report, as_of=now)
 
@@ -44,7 +45,10 @@ def _collector_paused():
     of tuples and records that are all alive until it ends (nothing for the collector to
     find), and the full collections those allocations trigger walk the whole growing
     heap again and again — a third of the build's time at 1M transitions. Reference
-    counting still frees everything; the collector runs as usual afterwards."""
+    counting still frees everything; the collector runs as usual afterwards. The
+    week's records are dropped before it resumes: the first collection after it
+    resumes walks every object allocated meanwhile that is still alive (0.14 s of CPU
+    for 700,000 records; 0.03 s when they are freed first)."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
