@@ -91,6 +91,32 @@
     ]);
     return el("section", {"class": "live-queue", "data-queue": q.name}, parts);
   }
+  // Free GPUs per domain of each topology flavor's levels, and the gangs waiting for one.
+  function domainTable(f, lv) {
+    var head = el("tr", {}, [lv.level, "Allocatable", "In use", "Free"].map(function (h, i) {
+      return el("th", i ? {"class": "num"} : {}, [h]);
+    }));
+    var rows = lv.domains.map(function (d) {
+      return el("tr", {"data-domain": f.flavor + ":" + lv.level + ":" + d.domain}, [
+        el("td", {}, [d.domain]), el("td", {"class": "num", "data-col": "allocatable"}, [String(d.allocatable)]),
+        el("td", {"class": "num", "data-col": "in_use"}, [String(d.in_use)]),
+        el("td", {"class": "num", "data-col": "free"}, [String(d.free)])]);
+    });
+    return el("table", {"class": "live-domains"}, [head].concat(rows));
+  }
+  function topologySection(t) {
+    if (!t || !t.flavors.length) return [];
+    var parts = [el("h2", {}, ["Free GPUs per topology domain"])];
+    t.flavors.forEach(function (f) {
+      parts.push(el("h3", {}, ["Flavor " + f.flavor]));
+      f.levels.forEach(function (lv) { parts.push(domainTable(f, lv)); });
+    });
+    parts.push(el("h3", {}, ["Waiting for a domain to clear (" + t.waiting.length + ")"]));
+    parts.push(t.waiting.length ? el("ul", {"class": "live-domain-waits"}, t.waiting.map(function (w) {
+      return el("li", {"data-waits": w.namespace + "/" + w.name}, [workloadLink(w), " (" + w.pod_set + "): " + w.summary]);
+    })) : el("p", {"class": "muted"}, ["No waiting workload of yours requires one domain."]));
+    return [el("section", {"class": "live-topology"}, parts)];
+  }
   function render(data) {
     if (data.state === "unreachable") {
       statusBox.className = "panel warn";
@@ -109,6 +135,7 @@
     });
     charts = kept;
     if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
+    sections = sections.concat(topologySection(data.topology));
     body.replaceChildren.apply(body, sections);
     var options = {displaylogo: false, responsive: true};
     data.queues.forEach(function (q) {  // after the sections are in the page: Plotly measures them

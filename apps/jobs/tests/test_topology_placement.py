@@ -19,14 +19,13 @@ import json
 import pytest
 
 from apps.jobs import manifests
-from testkit.nodes import add_node
 from testkit.real_cluster import RealCluster
+from testkit.topology import HOST, RACK, add_racks, create_tas_queue
 from testkit.waiting import wait_until
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
 P = "tas-"
 FLAVOR, TIER, NAMESPACE = f"{P}b200", f"{P}standard", f"{P}team"
-BLOCK, RACK, HOST = "example.com/block", "example.com/rack", "kubernetes.io/hostname"
 # host → rack: r1 holds h1, h2; r2 holds h3, h4.
 RACKS = {f"{P}h1": "r1", f"{P}h2": "r1", f"{P}h3": "r2", f"{P}h4": "r2"}
 WAIT = 120  # seconds: generous, for a loaded 2-core machine
@@ -36,27 +35,17 @@ def _setup(cluster) -> None:
     """The nodes, then the Kueue objects (the ``sim`` fixture's two unlabelled nodes
     match no flavor here)."""
     node_labels = {"gpu": FLAVOR}
-    for host, rack in RACKS.items():
-        add_node(cluster, host, labels={**node_labels, BLOCK: "b1", RACK: rack, HOST: host})
-    quota = [{"name": "nvidia.com/gpu", "nominalQuota": 32}]
-    objects = [
-        {"apiVersion": KUEUE, "kind": "Topology", "metadata": {"name": FLAVOR},
-         "spec": {"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK}, {"nodeLabel": HOST}]}},
-        {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": FLAVOR},
-         "spec": {"nodeLabels": node_labels, "topologyName": FLAVOR}},
-        {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": TIER},
-         "value": 100},
-        {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": P + "q"},
-         "spec": {"namespaceSelector": {},
-                  "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
-                                      "flavors": [{"name": FLAVOR, "resources": quota}]}]}},
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
-        {"apiVersion": KUEUE, "kind": "LocalQueue",
-         "metadata": {"name": "main", "namespace": NAMESPACE},
-         "spec": {"clusterQueue": P + "q"}},
-    ]  # fmt: skip
-    for obj in objects:
-        cluster.create(obj)
+    add_racks(cluster, RACKS, node_labels)
+    tier = {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": TIER}}
+    cluster.create({**tier, "value": 100})
+    create_tas_queue(
+        cluster,
+        flavor=FLAVOR,
+        node_labels=node_labels,
+        queue=P + "q",
+        namespace=NAMESPACE,
+        gpus=32,
+    )
 
 
 def _job(name: str, label: str) -> dict:
