@@ -50,6 +50,27 @@ def _topology_nodes(
     return [by_name[name] for name in chosen or ()]
 
 
+def topology_assignments(
+    wl: m.Workload,
+    bindings: list[Binding],
+    flavors: dict[str, m.ResourceFlavor],
+    nodes: dict[str, m.Node],
+) -> dict[str, dict]:
+    """Pod set name → its ``topologyAssignment``, for the pod sets with a topology request
+    on a flavor with a Topology (``bindings`` hold each pod set's pods in order)."""
+    assignments = {psa.name: psa for psa in wl.admission.pod_sets} if wl.admission else {}
+    found, start = {}, 0
+    for pod_set in wl.pod_sets:
+        bound = [node for node, _ in bindings[start : start + pod_set.count]]
+        start += pod_set.count
+        if not (pod_set.required_topology or pod_set.preferred_topology):
+            continue
+        flavor = assigned_flavor(assignments.get(pod_set.name), flavors)
+        if (made := topology.assignment(flavor, bound, nodes)) is not None:
+            found[pod_set.name] = made
+    return found
+
+
 def assigned_flavor(
     psa: m.PodSetAssignment | None, flavors: dict[str, m.ResourceFlavor]
 ) -> m.ResourceFlavor | None:

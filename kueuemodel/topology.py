@@ -109,3 +109,26 @@ def no_fit_message(
     if best:
         fit = f"allows to fit only {best} out of {pod_set.count}"
     return f'couldn\'t assign flavors to pod set {pod_set.name}: topology "{topology}" {fit} pod(s)'
+
+
+def assignment(
+    flavor: m.ResourceFlavor | None, bound: list[str], nodes: dict[str, m.Node]
+) -> dict | None:
+    """A pod set's ``topologyAssignment`` as Kueue's v1beta2 writes it: the Topology's
+    levels and one slice per node with its label values and pod count. ``bound`` is
+    the node of each pod. None for a flavor without a Topology."""
+    if flavor is None or not flavor.topology_levels:
+        return None
+    counts: dict[str, int] = {}
+    for name in bound:
+        counts[name] = counts.get(name, 0) + 1
+    levels = list(flavor.topology_levels)
+    slices = [
+        {
+            "domainCount": 1,
+            "podCounts": {"universal": count},
+            "valuesPerLevel": [{"universal": nodes[name].labels.get(lv, "")} for lv in levels],
+        }
+        for name, count in sorted(counts.items())
+    ]
+    return {"levels": levels, "slices": slices}

@@ -431,3 +431,21 @@ def test_a_preferred_level_falls_back_to_wider_levels_then_spreads():
     assert not is_admitted(waiting) and "ns/too-big" not in nodes
     message = condition(waiting, "QuotaReserved")["message"]
     assert 'topology "b200" doesn\'t allow to fit any of 1 pod(s)' in message
+
+
+def test_a_placed_topology_pod_set_carries_its_topology_assignment():
+    """v1beta2's shape: the Topology's levels and a slice per node with its pod count."""
+    result = run("topology_preferred.yaml", until="30m")
+    (psa,) = result["ns/in-rack"]["status"]["admission"]["podSetAssignments"]
+    levels = ["example.com/block", "example.com/rack", "kubernetes.io/hostname"]
+    one_pod = {"domainCount": 1, "podCounts": {"universal": 1}}
+    # in-rack went to rack r3 of block b2: one pod on h5, one on h6.
+    assert psa["topologyAssignment"] == {
+        "levels": levels,
+        "slices": [
+            {**one_pod, "valuesPerLevel": [{"universal": v} for v in ("b2", "r3", "h5")]},
+            {**one_pod, "valuesPerLevel": [{"universal": v} for v in ("b2", "r3", "h6")]},
+        ],
+    }
+    (pinned,) = result["ns/hold-a"]["status"]["admission"]["podSetAssignments"]
+    assert "topologyAssignment" not in pinned  # no topology request

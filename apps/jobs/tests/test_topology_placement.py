@@ -19,7 +19,6 @@ import json
 import pytest
 
 from apps.jobs import manifests
-from testkit.real_cluster import RealCluster
 from testkit.topology import HOST, RACK, add_racks, create_tas_queue
 from testkit.waiting import wait_until
 
@@ -130,15 +129,15 @@ def test_same_rack_is_admitted_in_one_rack_and_same_host_never_fits(sim):
         cluster,
         lambda: _condition(_workload(cluster, f"{P}rack"), "Admitted").get("status") == "True",
     )
-    if isinstance(cluster, RealCluster):  # the simulated Workload has no topologyAssignment
-        (assignment,) = _workload(cluster, f"{P}rack", "v1beta1")["status"]["admission"][
-            "podSetAssignments"
-        ]
-        topology = assignment["topologyAssignment"]
-        assert topology["levels"][-1] == HOST, topology
-        hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
-        assert sum(hosts.values()) == 2, topology
-        assert len({RACKS[h] for h in hosts}) == 1, topology
+    # Kueue's topologyAssignment, read through v1beta1 (domains) on both clusters.
+    (assignment,) = _workload(cluster, f"{P}rack", "v1beta1")["status"]["admission"][
+        "podSetAssignments"
+    ]
+    topology = assignment["topologyAssignment"]
+    assert topology["levels"][-1] == HOST, topology
+    hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
+    assert sum(hosts.values()) == 2, topology
+    assert len({RACKS[h] for h in hosts}) == 1, topology
     # Both pods bound inside one rack (on the real cluster, by the kube-scheduler
     # following Kueue's assignment).
     nodes = _settle(cluster, lambda: (n := _pods_nodes(cluster, f"{P}rack")) and all(n) and n)
