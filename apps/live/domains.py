@@ -72,6 +72,11 @@ def domains(flavor: TopologyFlavor, nodes: list[dict], used: dict[str, int]) -> 
     A node without the label of a level (or of a wider one) is in no domain of it.
     """
     mine = flavor_nodes(flavor, nodes)
+    # Read each node's allocatable once, not once per level.
+    held = {
+        n.get("name", ""): gpus_in(n.get("allocatable") or {}, f"Node {n.get('name', '')}")
+        for n in mine
+    }
     levels = []
     for depth, (name, label) in enumerate(flavor.levels):
         keys = [key for _name, key in flavor.levels[: depth + 1]]
@@ -81,7 +86,7 @@ def domains(flavor: TopologyFlavor, nodes: list[dict], used: dict[str, int]) -> 
             if not all(k in labels for k in keys):
                 continue
             path = "/".join(labels[k] for k in keys)
-            allocatable = gpus_in(node.get("allocatable") or {}, f"Node {node.get('name', '')}")
+            allocatable = held[node.get("name", "")]
             cell = totals.setdefault(path, [0, 0])
             cell[0] += allocatable
             cell[1] += min(used.get(node.get("name", ""), 0), allocatable)

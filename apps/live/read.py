@@ -90,7 +90,7 @@ def topology(taken: fetch.Snapshot, namespaces: set[str] | None) -> dict:
     flavors = topology_flavors()
     if not flavors:
         return {"flavors": [], "waiting": []}
-    rows = domains.flavor_rows(flavors, taken.nodes, taken.pods)
+    rows = _domain_rows(taken, flavors)
     lq_to_cq = compute.local_queue_index(taken.local_queues)
     waiting = [
         {"workload": w, "cluster_queue": compute.cluster_queue_of(w, lq_to_cq)}
@@ -102,6 +102,19 @@ def topology(taken: fetch.Snapshot, namespaces: set[str] | None) -> dict:
         cq["metadata"].get("name", ""): _flavor_names(cq) for cq in taken.cluster_queues
     }
     return {"flavors": rows, "waiting": domains.waiting_for_domain(waiting, queue_flavors, rows)}
+
+
+# The domains of the snapshot (and flavors) this process computed last, as for queue rows.
+_computed_domains: dict[str, tuple[tuple, list[dict]]] = {}
+
+
+def _domain_rows(taken: fetch.Snapshot, flavors: list[domains.TopologyFlavor]) -> list[dict]:
+    stamp = (taken.fetched_at, tuple(flavors))
+    kept_stamp, rows = _computed_domains.get(settings.KUBECONFIG, ((), []))
+    if not taken.fetched_at or kept_stamp != stamp:
+        rows = domains.flavor_rows(flavors, taken.nodes, taken.pods)
+        _computed_domains[settings.KUBECONFIG] = (stamp, rows)
+    return rows
 
 
 def _flavor_names(cluster_queue: dict) -> list[str]:
