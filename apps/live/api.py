@@ -93,6 +93,9 @@ class LiveTopologyLevelSerializer(serializers.Serializer):
     level = serializers.CharField(help_text="the name the admin gave the level: rack")
     node_label = serializers.CharField()
     domains = LiveDomainSerializer(many=True)
+    chart = serializers.DictField(
+        help_text="a Plotly figure (data, layout): per domain, GPUs in use and free, stacked"
+    )
 
 
 class LiveTopologyFlavorSerializer(serializers.Serializer):

@@ -112,7 +112,10 @@ def _domain_rows(taken: fetch.Snapshot, flavors: list[domains.TopologyFlavor]) -
     stamp = (taken.fetched_at, tuple(flavors))
     kept_stamp, rows = _computed_domains.get(settings.KUBECONFIG, ((), []))
     if not taken.fetched_at or kept_stamp != stamp:
-        rows = domains.flavor_rows(flavors, taken.nodes, taken.pods)
+        rows = [
+            {**row, "levels": [{**lv, "chart": charts.domain_bars(lv)} for lv in row["levels"]]}
+            for row in domains.flavor_rows(flavors, taken.nodes, taken.pods)
+        ]
         _computed_domains[settings.KUBECONFIG] = (stamp, rows)
     return rows
 

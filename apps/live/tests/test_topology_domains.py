@@ -97,3 +97,15 @@ def test_a_node_missing_a_level_label_is_in_no_domain_of_it():
     bare = {"name": "h6", "labels": {"gpu": "b200"}, "allocatable": {GPU: "8"}}
     (row,) = domains.flavor_rows([B200], [bare], [])
     assert [lv["domains"] for lv in row["levels"]] == [[], [], []]
+
+
+def test_each_level_draws_in_use_and_free_stacked_per_domain():
+    from apps.live.charts import domain_bars
+
+    (row,) = domains.flavor_rows([B200], NODES, PODS)
+    figure = domain_bars(row["levels"][1])
+    in_use, free = figure["data"]
+    # Racks b1/r1, b1/r2, b2/r1: in use 10, 8, 2 and free 6, 8, 6 (16, 16, 8 in all).
+    assert in_use["y"] == free["y"] == ["b1/r1", "b1/r2", "b2/r1"]
+    assert (in_use["x"], free["x"]) == ([10.0, 8.0, 2.0], [6.0, 8.0, 6.0])
+    assert figure["layout"]["barmode"] == "stack"
