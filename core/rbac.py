@@ -233,6 +233,10 @@ USES: tuple[Use, ...] = (
         for kind in (*_QUEUE_KINDS, "workloads")
     ),
     Use("apps.live.fetch", KUEUE, "workloads", ("get",), "a workload newer than the snapshot"),
+    *(
+        Use("apps.live.fetch", "", kind, ("list",), "free GPUs per topology domain")
+        for kind in ("nodes", "pods")
+    ),
     Use(
         "apps.live.fetch",
         "",

@@ -11,6 +11,7 @@ POD = ResourceRef("", "v1", "pods", "Pod", True)
 JOB = ResourceRef("batch", "v1", "jobs", "Job", True)
 STATEFULSET = ResourceRef("apps", "v1", "statefulsets", "StatefulSet", True)
 EVENT = ResourceRef("", "v1", "events", "Event", True)
+NODE = ResourceRef("", "v1", "nodes", "Node", False)
 # The label on the portal's batch Jobs and their pods (the job's name): job status and
 # the history recorder both follow those pods, through one watch.
 JOB_LABEL = "quartermaster.io/job"

@@ -123,6 +123,9 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
         return False
     cluster.unplaced.pop(wl.key, None)
     cluster.placements[wl.key] = bindings
+    if cluster.status_writer.writes:
+        made = placement.topology_assignments(wl, bindings, cluster.flavors, cluster.nodes)
+        cluster.status_writer.topology(wl, made)
     wl.started_ms = start
     cluster.started.append((wl, start))
     return True

@@ -61,6 +61,8 @@ class ResourceFlavor:
     node_taints: tuple[Taint, ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     topology_name: str = ""
+    topology_levels: tuple[str, ...] = ()
+    """The node label keys of its Topology's levels, widest first (from the Topology)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,8 @@ class PodSet:
     tolerations: tuple[Toleration, ...]
     required_topology: str = ""
     """Kueue TAS: the node label key of the level all pods must share ('' for none)."""
+    preferred_topology: str = ""
+    """Kueue TAS: the level the pods should share if they fit, else a wider one ('' for none)."""
 
     def total(self) -> dict[str, int]:
         return {res: amount * self.count for res, amount in self.per_pod.items() if amount}

@@ -13,6 +13,7 @@ from typing import Any
 from . import model as m
 from .clock import parse_duration, parse_timestamp
 from .quantity import parse_milli
+from .topology import PREFERRED_ANNOTATION as PREFERRED_TOPOLOGY
 from .topology import REQUIRED_ANNOTATION as REQUIRED_TOPOLOGY
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -56,6 +57,11 @@ def parse_flavor(obj: Obj) -> m.ResourceFlavor:
         tolerations=tuple(parse_toleration(t) for t in spec.get("tolerations") or ()),
         topology_name=spec.get("topologyName") or "",
     )
+
+
+def parse_topology_levels(obj: Obj) -> tuple[str, ...]:
+    """A Topology's level node label keys, widest first."""
+    return tuple(lv.get("nodeLabel", "") for lv in _spec(obj).get("levels") or ())
 
 
 def _optional_quantity(raw: Obj, key: str) -> int | None:
@@ -197,6 +203,8 @@ def parse_pod_set(raw: Obj) -> m.PodSet:
         # Kueue copies the annotation into topologyRequest; a Job's template has only the former.
         required_topology=(raw.get("topologyRequest") or {}).get("required")
         or annotations.get(REQUIRED_TOPOLOGY, ""),
+        preferred_topology=(raw.get("topologyRequest") or {}).get("preferred")
+        or annotations.get(PREFERRED_TOPOLOGY, ""),
     )
 
 

@@ -25,8 +25,8 @@ def place(
     for pod_set in wl.pod_sets:
         psa = assignments.get(pod_set.name)
         eligible = eligible_nodes(pod_set, psa, nodes, flavors)
-        if pod_set.required_topology:
-            eligible = _in_one_domain(pod_set, psa, eligible, free, flavors)
+        if pod_set.required_topology or pod_set.preferred_topology:
+            eligible = _topology_nodes(pod_set, psa, eligible, free, flavors)
         for _ in range(pod_set.count):
             target = next((n for n in eligible if _has_room(free[n.name], pod_set.per_pod)), None)
             if target is None:
@@ -37,17 +37,38 @@ def place(
     return bindings, None
 
 
-def _in_one_domain(
+def _topology_nodes(
     pod_set: m.PodSet,
     psa: m.PodSetAssignment | None,
     eligible: list[m.Node],
     free: dict[str, dict[str, int]],
     flavors: dict[str, m.ResourceFlavor],
 ) -> list[m.Node]:
-    """The eligible nodes of the domain TAS chose, roomiest first (none if none fits)."""
+    """The eligible nodes TAS chose, roomiest first (none if nothing fits)."""
     chosen = topology.choose_nodes(pod_set, assigned_flavor(psa, flavors), eligible, free)
     by_name = {n.name: n for n in eligible}
     return [by_name[name] for name in chosen or ()]
+
+
+def topology_assignments(
+    wl: m.Workload,
+    bindings: list[Binding],
+    flavors: dict[str, m.ResourceFlavor],
+    nodes: dict[str, m.Node],
+) -> dict[str, dict]:
+    """Pod set name → its ``topologyAssignment``, for the pod sets with a topology request
+    on a flavor with a Topology (``bindings`` hold each pod set's pods in order)."""
+    assignments = {psa.name: psa for psa in wl.admission.pod_sets} if wl.admission else {}
+    found, start = {}, 0
+    for pod_set in wl.pod_sets:
+        bound = [node for node, _ in bindings[start : start + pod_set.count]]
+        start += pod_set.count
+        if not (pod_set.required_topology or pod_set.preferred_topology):
+            continue
+        flavor = assigned_flavor(assignments.get(pod_set.name), flavors)
+        if (made := topology.assignment(flavor, bound, nodes)) is not None:
+            found[pod_set.name] = made
+    return found
 
 
 def assigned_flavor(

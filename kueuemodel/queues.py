@@ -39,6 +39,7 @@ def shape_of(wl: Workload, cq: ClusterQueue) -> int | tuple:
                     tuple(sorted(ps.node_selector.items())),
                     ps.tolerations,
                     ps.required_topology,
+                    ps.preferred_topology,
                 )
                 for ps in wl.pod_sets
             ),

@@ -284,10 +284,12 @@ def topology_misfit(cluster: Cluster, wl: m.Workload, assignment: Assignment) ->
         return ""
     assigned = {psa.name: psa for psa in assignment.pod_sets}
     for pod_set in wl.pod_sets:
-        if not pod_set.required_topology:
+        if not (pod_set.required_topology or pod_set.preferred_topology):
             continue
         psa = assigned.get(pod_set.name)
         flavor = placement.assigned_flavor(psa, cluster.flavors)
+        if not pod_set.required_topology and not (flavor and flavor.topology_name):
+            continue  # a preference on a flavor without topology: placed as any pod set
         eligible = placement.eligible_nodes(pod_set, psa, cluster.nodes, cluster.flavors)
         if topology.choose_nodes(pod_set, flavor, eligible, cluster.free) is None:
             return topology.no_fit_message(pod_set, flavor, eligible, cluster.free)

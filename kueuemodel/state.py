@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import model as m
@@ -105,6 +105,7 @@ def parse_config(obj: dict[str, Any]) -> FairSharingConfig | None:
 def load_specs(cluster: Cluster, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Read every non-workload object; return the workload-like ones untouched."""
     rest = []
+    topologies: dict[str, tuple[str, ...]] = {}
     for obj in objects:
         kind = obj.get("kind")
         if is_config(obj):
@@ -129,8 +130,14 @@ def load_specs(cluster: Cluster, objects: list[dict[str, Any]]) -> list[dict[str
         elif kind == "Node":
             node = parse.parse_node(obj)
             cluster.nodes[node.name] = node
+        elif kind == "Topology":
+            topologies[obj["metadata"]["name"]] = parse.parse_topology_levels(obj)
         else:
             rest.append(obj)
+    for name, flavor in cluster.flavors.items():
+        if flavor.topology_name in topologies:  # either may come first
+            levels = topologies[flavor.topology_name]
+            cluster.flavors[name] = replace(flavor, topology_levels=levels)
     return rest
 
 

@@ -171,6 +171,15 @@ def mark_placement(wl: m.Workload, problem: str | None, now_ms: int) -> None:
         set_condition(wl.obj, PODS_READY, "True", "Started", "All pods reached readiness", now_ms)
 
 
+def mark_topology(wl: m.Workload, assignments: dict[str, dict]) -> None:
+    """Each TAS pod set's ``topologyAssignment`` (pod set name → assignment), as Kueue
+    writes it into the admission once it has chosen the nodes."""
+    admission = (wl.obj.get("status") or {}).get("admission") or {}
+    for psa in admission.get("podSetAssignments") or ():
+        if psa.get("name") in assignments:
+            psa["topologyAssignment"] = assignments[psa["name"]]
+
+
 class StatusWriter:
     """Writes what the scheduler decides into each Workload's status (``wl.obj``)."""
 
@@ -203,6 +212,9 @@ class StatusWriter:
     def placement(self, wl: m.Workload, problem: str | None, now_ms: int) -> None:
         mark_placement(wl, problem, now_ms)
 
+    def topology(self, wl: m.Workload, assignments: dict[str, dict]) -> None:
+        mark_topology(wl, assignments)
+
 
 class SilentStatusWriter(StatusWriter):
     """Writes nothing: for runs that read only the transition log (what-if replays,
@@ -212,7 +224,7 @@ class SilentStatusWriter(StatusWriter):
         pass
 
     writes = False
-    pending = admitted = evicted = released = finished = placement = _write_nothing
+    pending = admitted = evicted = released = finished = placement = topology = _write_nothing
 
 
 def event(

@@ -30,6 +30,11 @@ FLAVORS = {
     "a100-80gb": ({"gpu.nvidia.com/class": "a100"}, GPU, 32, "p4de.24xlarge"),
     "a100-mig-1g10gb": ({"gpu.nvidia.com/class": "a100-mig"}, MIG, 56, "p4de.24xlarge"),
 }
+# Flavors with a Kueue Topology (mirrors portal/demo/policy.py's TOPOLOGY_LEVELS): level
+# node labels widest first. Their nodes sit RACK_SIZE to a rack (a100: 4 nodes, 2 racks).
+RACK, HOSTNAME = "example.com/rack", "kubernetes.io/hostname"
+TOPOLOGY = {"a100-80gb": (RACK, HOSTNAME)}
+RACK_SIZE = 2
 TIERS = {"p0-critical": 1000, "p1-high": 500, "p2-standard": 100, "p3-best-effort": 10}
 TEAMS = {
     "vision": ("gpu-research", {"h100-80gb": 24, "a100-80gb": 8}),
@@ -70,7 +75,11 @@ def _catalogue() -> list[Obj]:
         for c in ("gpu-research", "gpu-production")
     ]
     objects += [
-        _kueue("ResourceFlavor", name, spec={"nodeLabels": labels})
+        _kueue("Topology", name, spec={"levels": [{"nodeLabel": key} for key in levels]})
+        for name, levels in TOPOLOGY.items()
+    ]
+    objects += [
+        _kueue("ResourceFlavor", name, spec=_flavor_spec(name, labels))
         for name, (labels, *_rest) in FLAVORS.items()
     ]
     objects += [
@@ -91,6 +100,13 @@ def _catalogue() -> list[Obj]:
         objects.append(_kueue("LocalQueue", POOL, namespace, spec={"clusterQueue": POOL}))
     objects.append(_kueue("ClusterQueue", POOL, spec=_pool_spec()))
     return objects
+
+
+def _flavor_spec(name: str, labels: dict[str, str]) -> Obj:
+    spec: Obj = {"nodeLabels": labels}
+    if name in TOPOLOGY:
+        spec["topologyName"] = name
+    return spec
 
 
 def _pool_spec() -> Obj:
@@ -147,7 +163,9 @@ def nodes_for(objects: list[Obj]) -> list[Obj]:
         _l, resource, total, instance = FLAVORS.get(name, (labels, GPU, 8, "gpu-node"))
         per_node = GPUS_PER_NODE[resource]
         for i in range(max(1, total // per_node)):
-            nodes.append(_node(f"{name}-{i + 1:02d}", labels, resource, per_node, instance))
+            placed = {RACK: f"rack-{i // RACK_SIZE + 1}"} if name in TOPOLOGY else {}
+            node_labels = {**labels, **placed}
+            nodes.append(_node(f"{name}-{i + 1:02d}", node_labels, resource, per_node, instance))
     return nodes
 
 
@@ -194,6 +212,7 @@ class WorkloadClass:
     checkpoint: str | None = None
     sweep: int = 1
     notebook: bool = False
+    topology: str = ""  # a node label key: all pods in one domain of that level
 
 
 CLASSES = (
@@ -226,6 +245,21 @@ CLASSES = (
     WorkloadClass(
         "notebook", "nlp", 3, 1, 1, GPU, "h100", "p1-high", (60, 240), "bursty", notebook=True
     ),
+    # Last, so the classes above draw the same random numbers as before it came.
+    WorkloadClass(
+        "ddp",
+        "speech",
+        1.5,
+        2,
+        4,
+        GPU,
+        "a100",
+        "p2-standard",
+        (120, 300),
+        "steady:85",
+        "30m",
+        topology=RACK,
+    ),  # fmt: skip
 )
 
 
@@ -301,7 +335,10 @@ def _pod_template(cls: WorkloadClass) -> Obj:
         spec["restartPolicy"] = "Never"
     if cls.selector:
         spec["nodeSelector"] = {"gpu.nvidia.com/class": cls.selector}
-    return {"metadata": {"labels": {"app": cls.name}}, "spec": spec}
+    meta: Obj = {"labels": {"app": cls.name}}
+    if cls.topology:  # "same rack": Kueue admits the gang only where one rack has room
+        meta["annotations"] = {"kueue.x-k8s.io/podset-required-topology": cls.topology}
+    return {"metadata": meta, "spec": spec}
 
 
 def _metadata(cls: WorkloadClass, name: str, duration_ms: int) -> Obj:

@@ -82,8 +82,51 @@ class LiveQueueSerializer(serializers.Serializer):
     )
 
 
+class LiveDomainSerializer(serializers.Serializer):
+    domain = serializers.CharField(help_text="its label values, widest level first: b1/r2")
+    allocatable = serializers.IntegerField(help_text="GPUs its nodes can hold")
+    in_use = serializers.IntegerField(help_text="GPUs requested by the pods bound to its nodes")
+    free = serializers.IntegerField()
+
+
+class LiveTopologyLevelSerializer(serializers.Serializer):
+    level = serializers.CharField(help_text="the name the admin gave the level: rack")
+    node_label = serializers.CharField()
+    domains = LiveDomainSerializer(many=True)
+    chart = serializers.DictField(
+        help_text="a Plotly figure (data, layout): per domain, GPUs in use and free, stacked"
+    )
+
+
+class LiveTopologyFlavorSerializer(serializers.Serializer):
+    flavor = serializers.CharField()
+    levels = LiveTopologyLevelSerializer(many=True, help_text="widest first")
+
+
+class LiveDomainWaitSerializer(serializers.Serializer):
+    namespace = serializers.CharField()
+    name = serializers.CharField()
+    cluster_queue = serializers.CharField()
+    pod_set = serializers.CharField()
+    pods = serializers.IntegerField()
+    flavor = serializers.CharField()
+    level = serializers.CharField()
+    needs = serializers.IntegerField(help_text="GPUs the pod set needs inside one domain")
+    freest_domain = serializers.CharField()
+    freest_free = serializers.IntegerField(help_text="free GPUs of the freest domain")
+    summary = serializers.CharField()
+
+
+class LiveTopologySerializer(serializers.Serializer):
+    flavors = LiveTopologyFlavorSerializer(many=True)
+    waiting = LiveDomainWaitSerializer(
+        many=True, help_text="the viewer's waiting workloads that require one domain of a level"
+    )
+
+
 class LiveQueuesSerializer(LiveStateSerializer):
     queues = LiveQueueSerializer(many=True)
+    topology = LiveTopologySerializer(help_text="free GPUs per topology domain")
 
 
 class LivePreemptorSerializer(serializers.Serializer):

@@ -1,4 +1,5 @@
-"""Pure: the "Queues now" picture of one ClusterQueue, drawn by static/js/live.js.
+"""Pure: the "Queues now" picture of one ClusterQueue (and of each topology level's
+domains), drawn by static/js/live.js.
 
 Horizontal bars per flavor of the GPUs the table below it shows, from the same row
 (``compute.queue_rows``): nominal, in use, borrowed, lent and waiting; and one smaller
@@ -122,3 +123,30 @@ def _bars(name: str, pattern: str, labels: list[str], values: list[float], unit:
         "marker": {"pattern": {"shape": pattern}, "line": {"width": 1}},
         "hovertemplate": f"%{{y}}: %{{x}} {unit.suffix}<extra>{name}</extra>",
     }
+
+
+# (key in the domain row, legend name, bar pattern): stacked, in use then free.
+DOMAIN_MEASURES = (("in_use", "in use", "/"), ("free", "free", ""))
+
+
+def domain_bars(level: dict) -> dict:
+    """One topology level's figure: per domain, its GPUs in use and free, stacked, so a
+    bar's length is what the domain can hold (``domains.flavor_rows``' numbers)."""
+    labels = [d["domain"] for d in level["domains"]]
+    data = []
+    if labels:
+        data = [
+            _bars(name, pattern, labels, [float(d[key]) for d in level["domains"]], GPU_UNIT)
+            for key, name, pattern in DOMAIN_MEASURES
+        ]
+        for trace in data:
+            trace["textposition"] = "inside"
+    layout = {
+        "barmode": "stack",
+        "xaxis": axis(GPU_UNIT.axis, rangemode="tozero"),
+        "yaxis": axis(level["level"], type="category", autorange="reversed", automargin=True),
+        "margin": {"t": 40},
+        "height": 140 + 40 * len(labels),
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
+    }
+    return empty_unless_drawn({"data": data, "layout": layout}, "No node in any domain.")

@@ -21,7 +21,7 @@ from django.utils import timezone
 from apps.jobs.cluster import cluster_queue_positions, cluster_queue_ref
 from apps.queues.kueue import GROUP
 from core.kube import KubeClient, KubeError, ResourceRef
-from informer.kinds import EVENT, workload_ref
+from informer.kinds import EVENT, NODE, POD, workload_ref
 
 # A last good snapshot is shown (as such) this long while the cluster is unreachable.
 LAST_GOOD_SECONDS = 3600
@@ -41,6 +41,9 @@ class Snapshot:
     workloads: list[dict] = field(default_factory=list)
     # ClusterQueue → {"namespace/name": position}, or None where the API did not answer.
     positions: dict[str, dict[str, int] | None] = field(default_factory=dict)
+    # Nodes and the pods bound to them, slimmed to what topology domains need.
+    nodes: list[dict] = field(default_factory=list)
+    pods: list[dict] = field(default_factory=list)
     unreachable_since: str = ""
     detail: str = ""
 
@@ -151,7 +154,42 @@ def read_cluster(kube: KubeClient) -> Snapshot:
         local_queues=[_slim_local_queue(q) for q in kube.list(local_queue_ref())],
         workloads=[slim_workload(w) for w in kube.list(workload_ref())],
         positions=positions,
+        nodes=[_slim_node(n) for n in kube.list(NODE)],
+        pods=[_slim_pod(p) for p in kube.list(POD, field_selector=BOUND_PODS)],
     )
+
+
+# Pods that hold their node's resources: bound and not finished.
+BOUND_PODS = "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed"
+
+
+def _slim_node(node: dict) -> dict:
+    status = node.get("status") or {}
+    return {
+        "name": _name(node),
+        "labels": (node.get("metadata") or {}).get("labels") or {},
+        "allocatable": status.get("allocatable") or {},
+    }
+
+
+def _slim_pod(pod: dict) -> dict:
+    spec = pod.get("spec") or {}
+    return {
+        "name": _name(pod),
+        "node": spec.get("nodeName") or "",
+        "containers": _requests(spec.get("containers")),
+        "init_containers": _requests(spec.get("initContainers")),
+    }
+
+
+def _requests(containers: list | None) -> list[dict]:
+    """Each container's requests (its limits where it has none, as the API server
+    defaults them)."""
+    kept = []
+    for c in containers or ():
+        resources = c.get("resources") or {}
+        kept.append(resources.get("requests") or resources.get("limits") or {})
+    return kept
 
 
 def workload_events(namespace: str, name: str) -> list[dict]:
@@ -218,6 +256,7 @@ def slim_workload(w: dict) -> dict:
             "name": p.get("name", ""),
             "count": p.get("count", 1),
             "template": {"spec": {"containers": _containers(p)}},
+            **_pick(p, "topologyRequest"),
         }
         for p in spec.get("podSets") or ()
     ]

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.http import Http404
 from django.utils.dateparse import parse_datetime
 
-from apps.live import charts, compute, fetch, story
+from apps.live import charts, compute, domains, fetch, story
 from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
-from apps.queues.models import TeamNamespace
+from apps.queues.models import ResourceFlavor, TeamNamespace
 from core.dates import iso_z
 from core.kube import KubeError
 from core.permissions import is_admin
@@ -64,10 +64,65 @@ def _all_rows(taken: fetch.Snapshot) -> list[dict]:
 
 
 def live_queues(user) -> dict:
-    """Every queue the viewer submits to (admins: all), with quota use and workloads now."""
+    """Every queue the viewer submits to (admins: all), with quota use and workloads now,
+    and the topology flavors' free GPUs per domain."""
     taken = fetch.snapshot()
-    rows = compute.visible_rows(_all_rows(taken), viewer_namespaces(user))
-    return {**_state(taken), "queues": rows}
+    namespaces = viewer_namespaces(user)
+    rows = compute.visible_rows(_all_rows(taken), namespaces)
+    return {**_state(taken), "queues": rows, "topology": topology(taken, namespaces)}
+
+
+def topology_flavors() -> list[domains.TopologyFlavor]:
+    """The flavors with topology levels, as the admin named the levels."""
+    return [
+        domains.TopologyFlavor(
+            name=f.name,
+            node_labels=dict(f.node_labels),
+            levels=tuple((lv["name"], lv["node_label"]) for lv in f.topology_levels),
+        )
+        for f in ResourceFlavor.objects.exclude(topology_levels=[])
+    ]
+
+
+def topology(taken: fetch.Snapshot, namespaces: set[str] | None) -> dict:
+    """Free GPUs per domain of every topology flavor (capacity is public, like quota), and
+    the viewer's waiting workloads that need one domain of a level to clear."""
+    flavors = topology_flavors()
+    if not flavors:
+        return {"flavors": [], "waiting": []}
+    rows = _domain_rows(taken, flavors)
+    lq_to_cq = compute.local_queue_index(taken.local_queues)
+    waiting = [
+        {"workload": w, "cluster_queue": compute.cluster_queue_of(w, lq_to_cq)}
+        for w in taken.workloads
+        if compute.workload_state(w) == compute.PENDING
+        and (namespaces is None or (w.get("metadata") or {}).get("namespace") in namespaces)
+    ]
+    queue_flavors = {
+        cq["metadata"].get("name", ""): _flavor_names(cq) for cq in taken.cluster_queues
+    }
+    return {"flavors": rows, "waiting": domains.waiting_for_domain(waiting, queue_flavors, rows)}
+
+
+# The domains of the snapshot (and flavors) this process computed last, as for queue rows.
+_computed_domains: dict[str, tuple[tuple, list[dict]]] = {}
+
+
+def _domain_rows(taken: fetch.Snapshot, flavors: list[domains.TopologyFlavor]) -> list[dict]:
+    stamp = (taken.fetched_at, tuple(flavors))
+    kept_stamp, rows = _computed_domains.get(settings.KUBECONFIG, ((), []))
+    if not taken.fetched_at or kept_stamp != stamp:
+        rows = [
+            {**row, "levels": [{**lv, "chart": charts.domain_bars(lv)} for lv in row["levels"]]}
+            for row in domains.flavor_rows(flavors, taken.nodes, taken.pods)
+        ]
+        _computed_domains[settings.KUBECONFIG] = (stamp, rows)
+    return rows
+
+
+def _flavor_names(cluster_queue: dict) -> list[str]:
+    groups = (cluster_queue.get("spec") or {}).get("resourceGroups") or ()
+    return [f.get("name", "") for g in groups for f in g.get("flavors") or ()]
 
 
 def workload_detail(user, namespace: str, name: str) -> dict:

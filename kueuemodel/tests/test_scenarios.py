@@ -415,3 +415,37 @@ def test_freed_nodes_wake_another_cluster_queue_on_the_same_topology_flavor():
     assert condition(a1, "Admitted")["lastTransitionTime"] == "2026-03-01T10:00:01Z"
     assert condition(a1, "Finished")["lastTransitionTime"] == "2026-03-01T11:00:01Z"
     assert condition(b1, "Admitted")["lastTransitionTime"] == "2026-03-01T11:00:02Z"
+
+
+def test_a_preferred_level_falls_back_to_wider_levels_then_spreads():
+    """Placements worked out by hand in topology_preferred.yaml's header."""
+    sim = build_simulation((SCENARIOS / "topology_preferred.yaml").read_text())
+    sim.run(sim.cluster.now_ms + 30 * 60 * 1000)
+    nodes = {key: sorted(n for n, _ in bound) for key, bound in sim.cluster.placements.items()}
+    assert nodes["ns/hold-a"] == ["h1"] and nodes["ns/hold-b"] == ["h3"]
+    assert nodes["ns/in-rack"] == ["h5", "h6"]  # one rack (r3): no host takes 2 pods
+    assert nodes["ns/in-block"] == ["h2", "h4"]  # one block (b1): no rack takes 2
+    assert nodes["ns/spread"] == ["h7", "h8"]  # no block takes 2: over b2 and b3
+    too_big = {f"{w['metadata']['namespace']}/{w['metadata']['name']}": w for w in sim.workloads()}
+    waiting = too_big["ns/too-big"]
+    assert not is_admitted(waiting) and "ns/too-big" not in nodes
+    message = condition(waiting, "QuotaReserved")["message"]
+    assert 'topology "b200" doesn\'t allow to fit any of 1 pod(s)' in message
+
+
+def test_a_placed_topology_pod_set_carries_its_topology_assignment():
+    """v1beta2's shape: the Topology's levels and a slice per node with its pod count."""
+    result = run("topology_preferred.yaml", until="30m")
+    (psa,) = result["ns/in-rack"]["status"]["admission"]["podSetAssignments"]
+    levels = ["example.com/block", "example.com/rack", "kubernetes.io/hostname"]
+    one_pod = {"domainCount": 1, "podCounts": {"universal": 1}}
+    # in-rack went to rack r3 of block b2: one pod on h5, one on h6.
+    assert psa["topologyAssignment"] == {
+        "levels": levels,
+        "slices": [
+            {**one_pod, "valuesPerLevel": [{"universal": v} for v in ("b2", "r3", "h5")]},
+            {**one_pod, "valuesPerLevel": [{"universal": v} for v in ("b2", "r3", "h6")]},
+        ],
+    }
+    (pinned,) = result["ns/hold-a"]["status"]["admission"]["podSetAssignments"]
+    assert "topologyAssignment" not in pinned  # no topology request

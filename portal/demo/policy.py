@@ -52,6 +52,13 @@ FLAVORS = [
         {"gpu.nvidia.com/class": "a100-mig"},
     ),
 ]
+# The a100 nodes sit two to a rack (simcluster/demo.py's TOPOLOGY): "same rack" jobs.
+TOPOLOGY_LEVELS = {
+    "a100-80gb": [
+        {"name": "rack", "node_label": "example.com/rack"},
+        {"name": "host", "node_label": "kubernetes.io/hostname"},
+    ]
+}
 TIERS = [
     ("p0-critical", 1000, "Production inference and deadlines; may preempt lower tiers."),
     ("p1-high", 500, "Interactive notebooks and urgent experiments."),
@@ -102,7 +109,12 @@ def load_demo() -> list[DemoLogin]:
     admin = _users()
     for name, model, capacity, labels in FLAVORS:
         services.save_flavor(
-            name=name, gpu_model=model, capacity=capacity, node_labels=labels, actor=admin
+            name=name,
+            gpu_model=model,
+            capacity=capacity,
+            node_labels=labels,
+            topology_levels=TOPOLOGY_LEVELS.get(name),
+            actor=admin,
         )
     services.save_cohort(name="gpu-pool", actor=admin, description="Everything on the cluster")
     for child in ("gpu-research", "gpu-production"):

@@ -39,6 +39,7 @@ CONFIG_KINDS = {
     ("", "namespaces"): "Namespace",
     ("", "nodes"): "Node",
     (resources.KUEUE_GROUP, "resourceflavors"): "ResourceFlavor",
+    (resources.KUEUE_GROUP, "topologies"): "Topology",
     (resources.KUEUE_GROUP, "cohorts"): "Cohort",
     (resources.KUEUE_GROUP, "clusterqueues"): "ClusterQueue",
     (resources.KUEUE_GROUP, "localqueues"): "LocalQueue",

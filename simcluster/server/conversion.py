@@ -3,7 +3,8 @@
 One stored object answers both ``v1beta1`` and ``v1beta2`` requests, like the
 conversion webhook Kueue installs. Only the differences the portal can meet are
 converted (ClusterQueue cohort/admissionChecks/fungibility, LocalQueue
-flavorUsage, Workload priority class reference); every other field has the same
+flavorUsage, Workload priority class reference, a pod set's topologyAssignment:
+v1beta2 ``slices``, v1beta1 ``domains``); every other field has the same
 name in both versions.
 """
 
@@ -63,6 +64,46 @@ def _workload_spec_down(spec: Obj) -> None:
         spec["priorityClassSource"] = ""
 
 
+def _topology_down(assignment: Obj) -> None:
+    """v1beta2 ``slices`` (compressed) → v1beta1 ``domains[{values, count}]``."""
+    domains = []
+    for piece in assignment.pop("slices", None) or ():
+        for i in range(int(piece.get("domainCount") or 0)):
+            counts = piece.get("podCounts") or {}
+            count = counts["universal"] if "universal" in counts else counts["individual"][i]
+            values = [_level_value(v, i) for v in piece.get("valuesPerLevel") or ()]
+            domains.append({"values": values, "count": count})
+    assignment["domains"] = domains
+
+
+def _level_value(value: Obj, i: int) -> str:
+    if "universal" in value:
+        return value["universal"]
+    one = value.get("individual") or {}
+    return f"{one.get('prefix', '')}{one['roots'][i]}{one.get('suffix', '')}"
+
+
+def _topology_up(assignment: Obj) -> None:
+    """v1beta1 ``domains`` → v1beta2 ``slices``, one slice per domain."""
+    assignment["slices"] = [
+        {
+            "domainCount": 1,
+            "podCounts": {"universal": d.get("count", 1)},
+            "valuesPerLevel": [{"universal": v} for v in d.get("values") or ()],
+        }
+        for d in assignment.pop("domains", None) or ()
+    ]
+
+
+def _workload_status(status: Obj | None, upward: bool) -> None:
+    pair = ("accumulatedPastExexcutionTimeSeconds", "accumulatedPastExecutionTimeSeconds")
+    _rename(status, *(pair if upward else pair[::-1]))
+    admission = (status or {}).get("admission") if isinstance(status, dict) else None
+    for psa in (admission or {}).get("podSetAssignments") or ():
+        if isinstance(psa.get("topologyAssignment"), dict):
+            (_topology_up if upward else _topology_down)(psa["topologyAssignment"])
+
+
 def _convert(rtype: ResourceType, obj: Obj, upward: bool) -> None:
     spec = obj.get("spec")
     status = obj.get("status")
@@ -73,8 +114,7 @@ def _convert(rtype: ResourceType, obj: Obj, upward: bool) -> None:
         _rename(status, *pair)
     elif rtype.kind == "Workload" and isinstance(spec, dict):
         (_workload_spec_up if upward else _workload_spec_down)(spec)
-        pair = ("accumulatedPastExexcutionTimeSeconds", "accumulatedPastExecutionTimeSeconds")
-        _rename(status, *(pair if upward else pair[::-1]))
+        _workload_status(status, upward)
 
 
 def to_storage(rtype: ResourceType, version: str, obj: Obj) -> Obj:

@@ -61,3 +61,41 @@ def test_lists_and_watches_convert_too(custom):
     custom.create_cluster_custom_object(*KUEUE, "clusterqueues", make_cq("cq", cohort="x"))
     items = custom.list_cluster_custom_object(*V1BETA1, "clusterqueues")["items"]
     assert [item["spec"]["cohort"] for item in items] == ["x"]
+
+
+def test_a_topology_assignment_reads_as_v1beta1_domains_and_back():
+    from simcluster.server import conversion, resources
+
+    workloads = resources.by_key("kueue.x-k8s.io", "workloads")
+    # Two slices: one node by itself, and two hosts of rack r1 compressed (roots h1, h2
+    # with prefix "n-": n-h1 and n-h2, 2 and 1 pods).
+    stored = {
+        "spec": {},
+        "status": {"admission": {"podSetAssignments": [{"name": "main", "topologyAssignment": {
+            "levels": ["example.com/rack", "kubernetes.io/hostname"],
+            "slices": [
+                {"domainCount": 1, "podCounts": {"universal": 3},
+                 "valuesPerLevel": [{"universal": "r0"}, {"universal": "n-h0"}]},
+                {"domainCount": 2, "podCounts": {"individual": [2, 1]},
+                 "valuesPerLevel": [{"universal": "r1"},
+                                    {"individual": {"prefix": "n-", "roots": ["h1", "h2"]}}]},
+            ],
+        }}]}},
+    }  # fmt: skip
+    old = conversion.from_storage(workloads, "v1beta1", stored)
+    (psa,) = old["status"]["admission"]["podSetAssignments"]
+    assert psa["topologyAssignment"] == {
+        "levels": ["example.com/rack", "kubernetes.io/hostname"],
+        "domains": [
+            {"values": ["r0", "n-h0"], "count": 3},
+            {"values": ["r1", "n-h1"], "count": 2},
+            {"values": ["r1", "n-h2"], "count": 1},
+        ],
+    }
+    back = conversion.to_storage(workloads, "v1beta1", old)
+    (psa,) = back["status"]["admission"]["podSetAssignments"]
+    assert [s["podCounts"]["universal"] for s in psa["topologyAssignment"]["slices"]] == [3, 2, 1]
+    assert psa["topologyAssignment"]["slices"][2]["valuesPerLevel"] == [
+        {"universal": "r1"},
+        {"universal": "n-h2"},
+    ]

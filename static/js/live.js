@@ -91,6 +91,39 @@
     ]);
     return el("section", {"class": "live-queue", "data-queue": q.name}, parts);
   }
+  // Free GPUs per domain of each topology flavor's levels, and the gangs waiting for one.
+  function domainTable(f, lv) {
+    var head = el("tr", {}, [lv.level, "Allocatable", "In use", "Free"].map(function (h, i) {
+      return el("th", i ? {"class": "num"} : {}, [h]);
+    }));
+    var rows = lv.domains.map(function (d) {
+      return el("tr", {"data-domain": f.flavor + ":" + lv.level + ":" + d.domain}, [
+        el("td", {}, [d.domain]), el("td", {"class": "num", "data-col": "allocatable"}, [String(d.allocatable)]),
+        el("td", {"class": "num", "data-col": "in_use"}, [String(d.in_use)]),
+        el("td", {"class": "num", "data-col": "free"}, [String(d.free)])]);
+    });
+    return el("table", {"class": "live-domains"}, [head].concat(rows));
+  }
+  // Each level's chart element, kept between polls like the queues' (Plotly.react).
+  var domainCharts = {};
+  function topologySection(t, kept) {
+    if (!t || !t.flavors.length) return [];
+    var parts = [el("h2", {}, ["Free GPUs per topology domain"])];
+    t.flavors.forEach(function (f) {
+      parts.push(el("h3", {}, ["Flavor " + f.flavor]));
+      f.levels.forEach(function (lv) {
+        var key = f.flavor + ":" + lv.level;
+        kept[key] = domainCharts[key] || el("div", {"class": "live-chart", "data-domain-chart": key, role: "img",
+          "aria-label": "GPUs in use and free per " + lv.level + " of " + f.flavor});
+        parts.push(kept[key], domainTable(f, lv));
+      });
+    });
+    parts.push(el("h3", {}, ["Waiting for a domain to clear (" + t.waiting.length + ")"]));
+    parts.push(t.waiting.length ? el("ul", {"class": "live-domain-waits"}, t.waiting.map(function (w) {
+      return el("li", {"data-waits": w.namespace + "/" + w.name}, [workloadLink(w), " (" + w.pod_set + "): " + w.summary]);
+    })) : el("p", {"class": "muted"}, ["No waiting workload of yours requires one domain."]));
+    return [el("section", {"class": "live-topology"}, parts)];
+  }
   function render(data) {
     if (data.state === "unreachable") {
       statusBox.className = "panel warn";
@@ -109,8 +142,16 @@
     });
     charts = kept;
     if (!sections.length) sections = [el("p", {"class": "muted"}, ["No queues of your teams in the cluster."])];
+    var keptDomains = {};
+    sections = sections.concat(topologySection(data.topology, keptDomains));
+    domainCharts = keptDomains;
     body.replaceChildren.apply(body, sections);
     var options = {displaylogo: false, responsive: true};
+    ((data.topology || {}).flavors || []).forEach(function (f) {
+      f.levels.forEach(function (lv) {
+        if (window.Plotly) Plotly.react(domainCharts[f.flavor + ":" + lv.level], lv.chart.data, lv.chart.layout, options);
+      });
+    });
     data.queues.forEach(function (q) {  // after the sections are in the page: Plotly measures them
       if (!window.Plotly) return;
       Plotly.react(charts[q.name], q.chart.data, q.chart.layout, options);

@@ -19,14 +19,12 @@ import json
 import pytest
 
 from apps.jobs import manifests
-from testkit.nodes import add_node
-from testkit.real_cluster import RealCluster
+from testkit.topology import HOST, RACK, add_racks, create_tas_queue
 from testkit.waiting import wait_until
 
 KUEUE = "kueue.x-k8s.io/v1beta2"
 P = "tas-"
 FLAVOR, TIER, NAMESPACE = f"{P}b200", f"{P}standard", f"{P}team"
-BLOCK, RACK, HOST = "example.com/block", "example.com/rack", "kubernetes.io/hostname"
 # host → rack: r1 holds h1, h2; r2 holds h3, h4.
 RACKS = {f"{P}h1": "r1", f"{P}h2": "r1", f"{P}h3": "r2", f"{P}h4": "r2"}
 WAIT = 120  # seconds: generous, for a loaded 2-core machine
@@ -36,27 +34,17 @@ def _setup(cluster) -> None:
     """The nodes, then the Kueue objects (the ``sim`` fixture's two unlabelled nodes
     match no flavor here)."""
     node_labels = {"gpu": FLAVOR}
-    for host, rack in RACKS.items():
-        add_node(cluster, host, labels={**node_labels, BLOCK: "b1", RACK: rack, HOST: host})
-    quota = [{"name": "nvidia.com/gpu", "nominalQuota": 32}]
-    objects = [
-        {"apiVersion": KUEUE, "kind": "Topology", "metadata": {"name": FLAVOR},
-         "spec": {"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK}, {"nodeLabel": HOST}]}},
-        {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": FLAVOR},
-         "spec": {"nodeLabels": node_labels, "topologyName": FLAVOR}},
-        {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": TIER},
-         "value": 100},
-        {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": P + "q"},
-         "spec": {"namespaceSelector": {},
-                  "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"],
-                                      "flavors": [{"name": FLAVOR, "resources": quota}]}]}},
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
-        {"apiVersion": KUEUE, "kind": "LocalQueue",
-         "metadata": {"name": "main", "namespace": NAMESPACE},
-         "spec": {"clusterQueue": P + "q"}},
-    ]  # fmt: skip
-    for obj in objects:
-        cluster.create(obj)
+    add_racks(cluster, RACKS, node_labels)
+    tier = {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": TIER}}
+    cluster.create({**tier, "value": 100})
+    create_tas_queue(
+        cluster,
+        flavor=FLAVOR,
+        node_labels=node_labels,
+        queue=P + "q",
+        namespace=NAMESPACE,
+        gpus=32,
+    )
 
 
 def _job(name: str, label: str) -> dict:
@@ -141,15 +129,15 @@ def test_same_rack_is_admitted_in_one_rack_and_same_host_never_fits(sim):
         cluster,
         lambda: _condition(_workload(cluster, f"{P}rack"), "Admitted").get("status") == "True",
     )
-    if isinstance(cluster, RealCluster):  # the simulated Workload has no topologyAssignment
-        (assignment,) = _workload(cluster, f"{P}rack", "v1beta1")["status"]["admission"][
-            "podSetAssignments"
-        ]
-        topology = assignment["topologyAssignment"]
-        assert topology["levels"][-1] == HOST, topology
-        hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
-        assert sum(hosts.values()) == 2, topology
-        assert len({RACKS[h] for h in hosts}) == 1, topology
+    # Kueue's topologyAssignment, read through v1beta1 (domains) on both clusters.
+    (assignment,) = _workload(cluster, f"{P}rack", "v1beta1")["status"]["admission"][
+        "podSetAssignments"
+    ]
+    topology = assignment["topologyAssignment"]
+    assert topology["levels"][-1] == HOST, topology
+    hosts = {d["values"][-1]: d["count"] for d in topology["domains"]}
+    assert sum(hosts.values()) == 2, topology
+    assert len({RACKS[h] for h in hosts}) == 1, topology
     # Both pods bound inside one rack (on the real cluster, by the kube-scheduler
     # following Kueue's assignment).
     nodes = _settle(cluster, lambda: (n := _pods_nodes(cluster, f"{P}rack")) and all(n) and n)
