@@ -1,5 +1,5 @@
-"""Free GPUs per topology domain on the live view, from the simulated cluster's Nodes and
-Pods over HTTP, and the gang that waits for a rack to clear.
+"""Free GPUs per topology domain on the live view, from the cluster's Nodes and
+Pods over HTTP (on both clusters: the kube-scheduler binds the real one's pods), and the gang that waits for a rack to clear.
 
 Worked out by hand: one block ``b1`` of two racks of two 8-GPU hosts (r1: h1, h2;
 r2: h3, h4), 16 GPUs a rack, 32 in the block; quota 48, so quota never decides.
@@ -77,6 +77,7 @@ def _figures(level: dict) -> list[tuple[int, int, int]]:
     return sorted(rows, key=lambda r: -r[1])
 
 
+@pytest.mark.both_clusters
 def test_it_shows_free_gpus_per_rack_and_the_gang_waiting_for_one(sim, admin):
     _setup(sim, admin)
     _submit(sim, "pair", 2)
