@@ -3,8 +3,8 @@ node placement and Workload status consistent in one place."""
 
 from __future__ import annotations
 
+from . import admission_order, placement, status
 from . import model as m
-from . import placement, status
 from .clock import format_duration
 from .latency import ADMIT, EVICT
 from .quota import add_usage, remove_usage
@@ -58,6 +58,7 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
     wl.admission = admission
     wl.reserved_ms = cluster.now_ms
     _hold(cluster, wl, cq_name)
+    admission_order.charge(cluster, wl, cq_name)
     cluster.status_writer.admitted(wl, admission, cluster.now_ms)
     _log(cluster, "admit", wl, cq_name)
     _write(cluster, ADMIT, wl)
@@ -87,6 +88,7 @@ def restore(cluster: Cluster, wl: m.Workload) -> None:
 
 
 def _hold(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
+    admission_order.before_change(cluster, wl, cq_name)
     cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
     levels = cluster.by_priority.setdefault(cq_name, {})
     levels.setdefault(wl.priority, {})[wl.key] = wl
@@ -131,6 +133,7 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
 def release(cluster: Cluster, wl: m.Workload) -> None:
     """Give back quota and node capacity held by ``wl``."""
     cq_name = wl.admission.cluster_queue
+    admission_order.before_change(cluster, wl, cq_name)
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     if cluster.reserving.get(cq_name, {}).pop(wl.key, None) is not None:
         _count(cluster, wl, cq_name, -1)

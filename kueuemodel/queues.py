@@ -10,17 +10,24 @@ cycle: a simulation reaches the same state, only later, so the engine hashes by
 default and a paced run (``latency.Latency``) can turn hashing off to spend a
 cycle per parked workload as Kueue v0.17 does.
 StrictFIFO never parks: its head stays head and blocks the queue.
+
+A ClusterQueue with AdmissionFairSharing puts a key before all that: the usage of
+the workload's LocalQueue (``admission_order``), lower first. That usage moves with
+time, so such a queue keeps every workload in a bucket of its own and is re-sorted
+(``resort``) when it moves.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from itertools import count
 
 from .model import LOWER_OR_NEWER_EQUAL, ClusterQueue, Workload
 
 _tokens = count()
-_Entry = tuple[tuple[int, int, str], int, Workload]
+_Key = tuple
+_Entry = tuple[_Key, int, Workload]
 
 
 _SHAPE_IDS: dict[tuple, int] = {}
@@ -65,14 +72,27 @@ class _Bucket:
 class PendingQueue:
     """Buckets of same-shaped workloads plus a heap over the active buckets' heads."""
 
-    __slots__ = ("_cq", "_hashing", "_buckets", "_top", "_where")
+    __slots__ = ("_cq", "_hashing", "_usage_of", "_buckets", "_top", "_where")
 
-    def __init__(self, cq: ClusterQueue, equivalence_hashing: bool = True) -> None:
+    def __init__(
+        self,
+        cq: ClusterQueue,
+        equivalence_hashing: bool = True,
+        usage_of: Callable[[Workload], float] | None = None,
+    ) -> None:
+        """``usage_of``: AdmissionFairSharing's usage of a workload's LocalQueue, ordered
+        before priority (None: the ClusterQueue does not use it)."""
         self._cq = cq
         self._hashing = equivalence_hashing
+        self._usage_of = usage_of
         self._buckets: dict[tuple, _Bucket] = {}
-        self._top: list[tuple[tuple[int, int, str], int, int, _Bucket]] = []
+        self._top: list[tuple[_Key, int, int, _Bucket]] = []
         self._where: dict[str, tuple[_Bucket, int]] = {}
+
+    def _key(self, wl: Workload) -> _Key:
+        if self._usage_of is None:
+            return wl.order_key()
+        return (self._usage_of(wl), *wl.order_key())
 
     def __len__(self) -> int:
         return len(self._where)
@@ -85,12 +105,12 @@ class PendingQueue:
         self.remove(wl)
         shape = shape_of(wl, self._cq)
         alone = isinstance(shape, tuple)  # shape_of keys some workloads by themselves
-        if not self._hashing and not alone:
+        if (not self._hashing or self._usage_of) and not alone:
             shape, alone = (shape, wl.created_ms, wl.uid), True
         bucket = self._buckets.get(shape)
         if bucket is None:
             bucket = self._buckets[shape] = _Bucket(shape, alone)
-        entry = (wl.order_key(), next(_tokens), wl)
+        entry = (self._key(wl), next(_tokens), wl)
         self._where[wl.key] = (bucket, entry[1])
         heapq.heappush(bucket.heap, entry)
         if bucket.parked:
@@ -170,6 +190,18 @@ class PendingQueue:
                     self._announce(bucket)
         return woke
 
+    def resort(self) -> None:
+        """Recompute every order key (the LocalQueues' usage moved) and rebuild the heaps."""
+        where = self._where
+        for bucket in self._buckets.values():
+            live = [e for e in bucket.heap if where.get(e[2].key) == (bucket, e[1])]
+            bucket.heap = [(self._key(e[2]), e[1], e[2]) for e in live]
+            heapq.heapify(bucket.heap)
+        self._top = []
+        for bucket in self._buckets.values():
+            if not bucket.parked:
+                self._announce(bucket)
+
     def is_parked(self, wl: Workload) -> bool:
         found = self._where.get(wl.key)
         return found is not None and found[0].parked
@@ -186,4 +218,4 @@ class PendingQueue:
             for e in b.heap
             if self._where.get(e[2].key) == (b, e[1])
         ]
-        return sorted(live, key=Workload.order_key)
+        return sorted(live, key=self._key)

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from . import fairsharing, lifecycle, placement, status, topology
+from . import admission_order, fairsharing, lifecycle, placement, status, topology
 from . import model as m
 from .classical import classic_targets
 from .flavors import (
@@ -73,6 +73,8 @@ def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> boo
     """
     entries = []
     for node in leaves:
+        if admission_order.refresh(cluster, node.name):
+            cluster.queues[node.name].resort()
         wl = _skip_known_failures(cluster, node, memo)
         if wl is not None:
             entries.append(evaluate(cluster, wl, node, memo))

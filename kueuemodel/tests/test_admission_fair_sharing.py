@@ -1,0 +1,120 @@
+"""AdmissionFairSharing orders a ClusterQueue's pending workloads by their LocalQueue's
+decayed usage (``kueuemodel.admission_order``), as Kueue v0.17 does; by hand.
+
+The scenario of ``apps/queues/tests/test_fair_between_users_real.py``: a 1-GPU
+ClusterQueue, LocalQueues ``alice`` and ``bob`` in one namespace, realcluster's opt-in
+configuration (1m half-life, 2 s samples, a GPU weighs 100). alice's a1 runs from 0 s to
+10 s; alice submits a2 at 2 s, bob b1 at 3 s; each needs the whole GPU.
+
+alice's usage at 10 s, α = 1 − 0.5^(2/60) = 0.02284 per sample: 22m (a1's entry
+penalty, 1000 × α truncated), then one sample every 2 s with a1 running,
+old × 0.97716 truncated + 22: 43, 64, 84, 104, 123m. bob's is 0. a2 and b1 were
+found not to fit while a1 ran; Kueue looks at them again a requeue batch (1 s) after
+a1's quota is released, at 11 s. b1 goes first, though a2 is older.
+"""
+
+from __future__ import annotations
+
+from kueuemodel import Simulation
+
+GPU = "nvidia.com/gpu"
+CONFIG = {
+    "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+    "kind": "Configuration",
+    "admissionFairSharing": {
+        "usageHalfLifeTime": "1m",
+        "usageSamplingInterval": "2s",
+        "resourceWeights": {GPU: 100, "cpu": 1, "memory": 0},
+    },
+}
+
+
+def _objects(*, scope: bool = True, config: bool = True) -> list[dict]:
+    cq_spec = {
+        "namespaceSelector": {},
+        "resourceGroups": [
+            {
+                "coveredResources": [GPU],
+                "flavors": [{"name": "rf", "resources": [{"name": GPU, "nominalQuota": 1}]}],
+            }
+        ],
+    }
+    if scope:
+        cq_spec["admissionScope"] = {"admissionMode": "UsageBasedAdmissionFairSharing"}
+    local_queues = [
+        {
+            "kind": "LocalQueue",
+            "metadata": {"name": user, "namespace": "team"},
+            "spec": {"clusterQueue": "team"},
+        }
+        for user in ("alice", "bob")
+    ]
+    return [
+        *([CONFIG] if config else []),
+        {"kind": "ResourceFlavor", "metadata": {"name": "rf"}},
+        {"kind": "ClusterQueue", "metadata": {"name": "team"}, "spec": cq_spec},
+        *local_queues,
+    ]
+
+
+def _job(name: str, user: str, seconds: int, priority: int = 0) -> dict:
+    container = {"name": "c", "resources": {"requests": {GPU: "1"}}}
+    return {
+        "kind": "Workload",
+        "metadata": {
+            "name": name,
+            "namespace": "team",
+            "annotations": {"simcluster/duration": f"{seconds}s"},
+        },
+        "spec": {
+            "queueName": user,
+            "priority": priority,
+            "podSets": [
+                {"name": "main", "count": 1, "template": {"spec": {"containers": [container]}}}
+            ],
+        },
+    }
+
+
+def _admissions(objects: list[dict], a2_priority: int = 0) -> tuple[Simulation, list[tuple]]:
+    sim = Simulation(objects, start_ms=0, record_events=False)
+    sim.cluster.history = []
+    sim.add_arrivals(
+        [
+            (0, _job("a1", "alice", 10)),
+            (2_000, _job("a2", "alice", 60, a2_priority)),
+            (3_000, _job("b1", "bob", 60)),
+        ]
+    )
+    sim.run(12_000)
+    admitted = [(at, wl.name) for at, kind, wl, _ in sim.cluster.history if kind == "admit"]
+    return sim, admitted
+
+
+def test_the_queue_with_less_recent_usage_goes_first_though_its_job_is_younger():
+    sim, admitted = _admissions(_objects())
+    assert admitted == [(0, "a1"), (11_000, "b1")]
+    assert sim.cluster.queue_usage["team/alice"].consumed == {GPU: 123}
+    # bob's at b1's admission (11 s; the last sample at 10 s found nothing): 1 s of b1
+    # folded in, 1000 × (1 − 0.5^(1/60)) = 11.49 → 11, plus its entry penalty 22: 33m.
+    assert sim.cluster.queue_usage["team/bob"].consumed == {GPU: 33}
+    sim.run(73_000)  # b1 ends at 71 s; a2 is looked at again a second later
+    assert sim.cluster.workloads["team/a2"].reserved_ms == 72_000
+
+
+def test_usage_comes_before_priority():
+    # Kueue v0.17 compares the LocalQueues' usage first (queueOrderingFunc), then
+    # priority: alice's a2 at priority 100 still waits behind bob's b1 at 0.
+    _, admitted = _admissions(_objects(), a2_priority=100)
+    assert admitted == [(0, "a1"), (11_000, "b1")]
+
+
+def test_without_the_admission_scope_the_older_job_goes_first():
+    _, admitted = _admissions(_objects(scope=False))
+    assert admitted == [(0, "a1"), (11_000, "a2")]
+
+
+def test_without_kueues_configuration_block_the_admission_scope_is_ignored():
+    sim, admitted = _admissions(_objects(config=False))
+    assert admitted == [(0, "a1"), (11_000, "a2")]
+    assert sim.cluster.queue_usage == {}
