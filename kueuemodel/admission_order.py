@@ -1,10 +1,11 @@
 """AdmissionFairSharing on a cluster: each LocalQueue's usage, kept as Kueue keeps it.
 
-Only LocalQueues of a ClusterQueue that uses it (``ClusterQueue.admission_fair_sharing``)
-in a cluster configured with it (``Cluster.admission_fair_sharing``) have a usage. Kueue
-samples on a timer; the model folds the samples lazily, whenever it is about to read the
-usage or to change what the queue holds, so a run has no timer events and still folds
-each sample with the usage that held at its time.
+In a cluster configured with it (``Cluster.admission_fair_sharing``) every LocalQueue has
+a usage, sampled and reported in its status, as Kueue does; only the queues of a
+ClusterQueue that uses it (``ClusterQueue.admission_fair_sharing``) pay an entry penalty
+and are ordered by it. Kueue samples on a timer; the model folds the samples lazily,
+whenever it is about to read the usage or to change what the queue holds, so a run has
+no timer events and still folds each sample with the usage that held at its time.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from .state import Cluster
 
 
 def uses_it(cluster: Cluster, cq: m.ClusterQueue | None) -> bool:
-    return (
-        cluster.admission_fair_sharing is not None and cq is not None and cq.admission_fair_sharing
-    )
+    """Whether ``cq``'s pending workloads are ordered by their LocalQueue's usage."""
+    configured = cluster.admission_fair_sharing is not None
+    return configured and cq is not None and cq.admission_fair_sharing
 
 
 def order_key(cluster: Cluster) -> Callable[[m.Workload], float]:
@@ -55,11 +56,25 @@ def requests_of(wl: m.Workload) -> afs.Resources:
 def start(cluster: Cluster) -> None:
     """Kueue starts a LocalQueue's figure at its admitted usage when it first sees it (at
     creation, or after a restart: the figure in its status is not read back)."""
+    if cluster.admission_fair_sharing is None:
+        return
     for key, lq in cluster.local_queues.items():
-        if uses_it(cluster, cluster.cluster_queues.get(lq.cluster_queue)):
+        if lq.cluster_queue in cluster.cluster_queues:
             current = admitted_requests(cluster, key, lq.cluster_queue)
             cluster.queue_usage[key] = afs.LocalQueueUsage(current, cluster.now_ms)
             cluster.usage_moved.add(lq.cluster_queue)  # sort what was queued before
+
+
+def carry_over(cluster: Cluster, previous: dict[str, afs.LocalQueueUsage]) -> None:
+    """Keep the usage of queues a previous run of the same Kueue knew (its cache lives on
+    while objects change; only a restart loses it)."""
+    for key, usage in previous.items():
+        lq = cluster.local_queues.get(key)
+        if key in cluster.queue_usage and lq is not None:
+            cluster.queue_usage[key] = afs.LocalQueueUsage(
+                dict(usage.consumed), usage.last_update_ms
+            )
+            cluster.usage_moved.add(lq.cluster_queue)
 
 
 def _usage(cluster: Cluster, lq_key: str) -> afs.LocalQueueUsage:
@@ -69,17 +84,26 @@ def _usage(cluster: Cluster, lq_key: str) -> afs.LocalQueueUsage:
     return usage
 
 
+def reported(cluster: Cluster, lq_key: str, cq_name: str) -> afs.LocalQueueUsage | None:
+    """The LocalQueue's usage as of now, due samples folded (None: not configured)."""
+    config = cluster.admission_fair_sharing
+    if config is None:
+        return None
+    usage = _usage(cluster, lq_key)
+    current = admitted_requests(cluster, lq_key, cq_name)
+    if afs.catch_up(usage, current, cluster.now_ms, config):
+        cluster.usage_moved.add(cq_name)
+    return usage
+
+
 def refresh(cluster: Cluster, cq_name: str) -> bool:
     """Fold due samples into every LocalQueue of ``cq_name``; True if its order may have
     moved since the last refresh (a sample, or an admission charged meanwhile)."""
-    config = cluster.admission_fair_sharing
     if not uses_it(cluster, cluster.cluster_queues.get(cq_name)):
         return False
     for key, lq in cluster.local_queues.items():
         if lq.cluster_queue == cq_name:
-            current = admitted_requests(cluster, key, cq_name)
-            if afs.catch_up(_usage(cluster, key), current, cluster.now_ms, config):
-                cluster.usage_moved.add(cq_name)
+            reported(cluster, key, cq_name)
     moved = cq_name in cluster.usage_moved
     cluster.usage_moved.discard(cq_name)
     return moved
@@ -87,19 +111,15 @@ def refresh(cluster: Cluster, cq_name: str) -> bool:
 
 def before_change(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
     """Fold the samples due before ``wl`` starts or stops holding quota."""
-    if uses_it(cluster, cluster.cluster_queues.get(cq_name)):
-        key = f"{wl.namespace}/{wl.queue_name}"
-        current = admitted_requests(cluster, key, cq_name)
-        afs.catch_up(_usage(cluster, key), current, cluster.now_ms, cluster.admission_fair_sharing)
+    reported(cluster, f"{wl.namespace}/{wl.queue_name}", cq_name)
 
 
 def charge(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
-    """``wl`` was just admitted: its LocalQueue pays the entry penalty."""
+    """``wl`` was just admitted: a queue ordered by usage pays the entry penalty."""
     if not uses_it(cluster, cluster.cluster_queues.get(cq_name)):
         return
     key = f"{wl.namespace}/{wl.queue_name}"
     current = admitted_requests(cluster, key, cq_name)
-    usage = _usage(cluster, key)
     config = cluster.admission_fair_sharing
-    afs.charge_admission(usage, current, requests_of(wl), cluster.now_ms, config)
+    afs.charge_admission(_usage(cluster, key), current, requests_of(wl), cluster.now_ms, config)
     cluster.usage_moved.add(cq_name)

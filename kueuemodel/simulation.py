@@ -145,6 +145,11 @@ class Simulation:
             queue.remove(wl)
         self.cluster.held.pop(wl.key, None)
 
+    def keep_queue_usage(self, previous: Simulation) -> None:
+        """Carry the LocalQueues' AdmissionFairSharing usage over from the run this one
+        replaces: Kueue keeps it while objects change; only a restart loses it."""
+        admission_order.carry_over(self.cluster, previous.cluster.queue_usage)
+
     # ----- running ---------------------------------------------------------
 
     def run(self, until_ms: int | None = None) -> None:

@@ -15,7 +15,7 @@ a1's quota is released, at 11 s. b1 goes first, though a2 is older.
 
 from __future__ import annotations
 
-from kueuemodel import Simulation
+from kueuemodel import Simulation, local_queue_status
 
 GPU = "nvidia.com/gpu"
 CONFIG = {
@@ -118,3 +118,33 @@ def test_without_kueues_configuration_block_the_admission_scope_is_ignored():
     sim, admitted = _admissions(_objects(config=False))
     assert admitted == [(0, "a1"), (11_000, "a2")]
     assert sim.cluster.queue_usage == {}
+
+
+def test_every_local_queue_reports_its_usage_in_its_status_as_kueue_writes_it():
+    sim, _ = _admissions(_objects())
+    # Read at 12 s, when alice's next sample falls due: a1 is gone, so 123 (worked out
+    # above) × 0.97716 = 120.2 → 120m. bob's figure is from b1's admission at 11 s (33m).
+    alice = local_queue_status(sim.cluster, "team", "alice")["fairSharing"]
+    assert alice["admissionFairSharingStatus"] == {
+        "consumedResources": {GPU: "120m"},
+        "lastUpdate": "1970-01-01T00:00:12Z",
+    }
+    bob = local_queue_status(sim.cluster, "team", "bob")["fairSharing"]
+    assert bob["admissionFairSharingStatus"]["consumedResources"] == {GPU: "33m"}
+    # Kueue samples every LocalQueue once configured, whether or not its ClusterQueue
+    # orders by it; without the Configuration block there is nothing to report.
+    unscoped, _ = _admissions(_objects(scope=False))
+    assert "fairSharing" in local_queue_status(unscoped.cluster, "team", "alice")
+    plain, _ = _admissions(_objects(config=False))
+    assert "fairSharing" not in local_queue_status(plain.cluster, "team", "alice")
+
+
+def test_a_rebuilt_run_keeps_the_usage_kueue_had():
+    # The live simulated cluster builds a new run when a queue object changes; Kueue's
+    # figures live on across such changes, so alice still waits behind bob afterwards.
+    sim, _ = _admissions(_objects())
+    rebuilt = Simulation(_objects(), start_ms=12_000, record_events=False)
+    assert rebuilt.cluster.queue_usage["team/alice"].consumed == {}
+    rebuilt.keep_queue_usage(sim)
+    assert rebuilt.cluster.queue_usage["team/alice"].consumed == {GPU: 123}
+    assert rebuilt.cluster.queue_usage["team/alice"].last_update_ms == 10_000
