@@ -37,13 +37,15 @@ def order_key(cluster: Cluster) -> Callable[[m.Workload], float]:
     return usage_of
 
 
-def admitted_requests(cluster: Cluster, lq_key: str, cq_name: str) -> afs.Resources:
-    """What the LocalQueue's admitted workloads request, summed over flavors."""
-    total: afs.Resources = {}
-    for wl in cluster.reserving.get(cq_name, {}).values():
-        if f"{wl.namespace}/{wl.queue_name}" == lq_key:
-            total = afs.added(total, requests_of(wl))
-    return total
+def hold(cluster: Cluster, wl: m.Workload, cq_name: str, sign: int) -> None:
+    """``wl`` starts (+1) or stops (-1) holding quota: fold the samples due before, with
+    what its LocalQueue held until now, then count it in or out."""
+    if cluster.admission_fair_sharing is None:
+        return
+    key = f"{wl.namespace}/{wl.queue_name}"
+    reported(cluster, key, cq_name)
+    held = afs.added(cluster.queue_admitted.get(key, {}), afs.scaled(requests_of(wl), sign))
+    cluster.queue_admitted[key] = held
 
 
 def requests_of(wl: m.Workload) -> afs.Resources:
@@ -60,7 +62,7 @@ def start(cluster: Cluster) -> None:
         return
     for key, lq in cluster.local_queues.items():
         if lq.cluster_queue in cluster.cluster_queues:
-            current = admitted_requests(cluster, key, lq.cluster_queue)
+            current = dict(cluster.queue_admitted.get(key, {}))
             cluster.queue_usage[key] = afs.LocalQueueUsage(current, cluster.now_ms)
             cluster.usage_moved.add(lq.cluster_queue)  # sort what was queued before
 
@@ -90,7 +92,7 @@ def reported(cluster: Cluster, lq_key: str, cq_name: str) -> afs.LocalQueueUsage
     if config is None:
         return None
     usage = _usage(cluster, lq_key)
-    current = admitted_requests(cluster, lq_key, cq_name)
+    current = cluster.queue_admitted.get(lq_key, {})
     if afs.catch_up(usage, current, cluster.now_ms, config):
         cluster.usage_moved.add(cq_name)
     return usage
@@ -109,17 +111,12 @@ def refresh(cluster: Cluster, cq_name: str) -> bool:
     return moved
 
 
-def before_change(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
-    """Fold the samples due before ``wl`` starts or stops holding quota."""
-    reported(cluster, f"{wl.namespace}/{wl.queue_name}", cq_name)
-
-
 def charge(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
     """``wl`` was just admitted: a queue ordered by usage pays the entry penalty."""
     if not uses_it(cluster, cluster.cluster_queues.get(cq_name)):
         return
     key = f"{wl.namespace}/{wl.queue_name}"
-    current = admitted_requests(cluster, key, cq_name)
+    current = cluster.queue_admitted.get(key, {})
     config = cluster.admission_fair_sharing
     afs.charge_admission(_usage(cluster, key), current, requests_of(wl), cluster.now_ms, config)
     cluster.usage_moved.add(cq_name)

@@ -88,7 +88,7 @@ def restore(cluster: Cluster, wl: m.Workload) -> None:
 
 
 def _hold(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
-    admission_order.before_change(cluster, wl, cq_name)
+    admission_order.hold(cluster, wl, cq_name, +1)
     cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
     levels = cluster.by_priority.setdefault(cq_name, {})
     levels.setdefault(wl.priority, {})[wl.key] = wl
@@ -133,10 +133,10 @@ def try_place(cluster: Cluster, wl: m.Workload, start_ms: int | None = None) -> 
 def release(cluster: Cluster, wl: m.Workload) -> None:
     """Give back quota and node capacity held by ``wl``."""
     cq_name = wl.admission.cluster_queue
-    admission_order.before_change(cluster, wl, cq_name)
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     if cluster.reserving.get(cq_name, {}).pop(wl.key, None) is not None:
         _count(cluster, wl, cq_name, -1)
+        admission_order.hold(cluster, wl, cq_name, -1)
     cluster.by_priority.get(cq_name, {}).get(wl.priority, {}).pop(wl.key, None)
     cluster.unplaced.pop(wl.key, None)
     wl.started_ms = None

@@ -12,9 +12,10 @@ cycle per parked workload as Kueue v0.17 does.
 StrictFIFO never parks: its head stays head and blocks the queue.
 
 A ClusterQueue with AdmissionFairSharing puts a key before all that: the usage of
-the workload's LocalQueue (``admission_order``), lower first. That usage moves with
-time, so such a queue keeps every workload in a bucket of its own and is re-sorted
-(``resort``) when it moves.
+the workload's LocalQueue (``admission_order``), lower first. Its buckets are per shape
+and LocalQueue, so every workload of a bucket has the same usage and the bucket's own
+order stands; only the heap over the buckets' heads is rebuilt (``resort``) when the
+usage moves.
 """
 
 from __future__ import annotations
@@ -90,6 +91,7 @@ class PendingQueue:
         self._where: dict[str, tuple[_Bucket, int]] = {}
 
     def _key(self, wl: Workload) -> _Key:
+        """The order across buckets: usage first where AdmissionFairSharing is on."""
         if self._usage_of is None:
             return wl.order_key()
         return (self._usage_of(wl), *wl.order_key())
@@ -105,12 +107,14 @@ class PendingQueue:
         self.remove(wl)
         shape = shape_of(wl, self._cq)
         alone = isinstance(shape, tuple)  # shape_of keys some workloads by themselves
-        if (not self._hashing or self._usage_of) and not alone:
+        if not self._hashing and not alone:
             shape, alone = (shape, wl.created_ms, wl.uid), True
+        elif self._usage_of is not None and not alone:
+            shape = (shape, wl.namespace, wl.queue_name)  # one usage per bucket
         bucket = self._buckets.get(shape)
         if bucket is None:
             bucket = self._buckets[shape] = _Bucket(shape, alone)
-        entry = (self._key(wl), next(_tokens), wl)
+        entry = (wl.order_key(), next(_tokens), wl)
         self._where[wl.key] = (bucket, entry[1])
         heapq.heappush(bucket.heap, entry)
         if bucket.parked:
@@ -132,7 +136,7 @@ class PendingQueue:
         bucket.token += 1
         entry = self._peek(bucket)
         if entry is not None:
-            heapq.heappush(self._top, (entry[0], bucket.token, id(bucket), bucket))
+            heapq.heappush(self._top, (self._key(entry[2]), bucket.token, id(bucket), bucket))
 
     def head(self) -> Workload | None:
         top = self._top
@@ -142,7 +146,11 @@ class PendingQueue:
                 heapq.heappop(top)
                 continue
             entry = self._peek(bucket)
-            if entry is not None and entry[0] == key:
+            # A stale key (a new head, or its LocalQueue's usage moved) is announced again.
+            if (
+                entry is not None
+                and (entry[0] if self._usage_of is None else self._key(entry[2])) == key
+            ):
                 return entry[2]
             heapq.heappop(top)
             self._announce(bucket)
@@ -150,11 +158,12 @@ class PendingQueue:
 
     def twins_of_head(self) -> list[Workload]:
         """The other pending workloads in the head's bucket (call right after ``head()``)."""
-        bucket, head = self._top[0][3], self._top[0][0]
+        bucket = self._top[0][3]
+        head = self._peek(bucket)[1]
         return [
             e[2]
             for e in bucket.heap
-            if e[0] != head and self._where.get(e[2].key) == (bucket, e[1])
+            if e[1] != head and self._where.get(e[2].key) == (bucket, e[1])
         ]
 
     def park_head(self, reason: str, message: str) -> None:
@@ -191,12 +200,7 @@ class PendingQueue:
         return woke
 
     def resort(self) -> None:
-        """Recompute every order key (the LocalQueues' usage moved) and rebuild the heaps."""
-        where = self._where
-        for bucket in self._buckets.values():
-            live = [e for e in bucket.heap if where.get(e[2].key) == (bucket, e[1])]
-            bucket.heap = [(self._key(e[2]), e[1], e[2]) for e in live]
-            heapq.heapify(bucket.heap)
+        """Rebuild the heap over the buckets' heads (the LocalQueues' usage moved)."""
         self._top = []
         for bucket in self._buckets.values():
             if not bucket.parked:

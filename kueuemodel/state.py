@@ -42,6 +42,9 @@ class Cluster:
     admission_fair_sharing: AdmissionFairSharing | None = None
     queue_usage: dict[str, LocalQueueUsage] = field(default_factory=dict)
     """``namespace/name`` -> AdmissionFairSharing usage of that LocalQueue (``admission_order``)."""
+    queue_admitted: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``namespace/name`` -> what the LocalQueue's workloads holding quota request, per
+    resource (kept only with AdmissionFairSharing configured)."""
     usage_moved: set[str] = field(default_factory=set)
     """ClusterQueues whose LocalQueues' usage moved since their pending order was last sorted."""
     cq_nodes: dict[str, QuotaNode] = field(default_factory=dict)
