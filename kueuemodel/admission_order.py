@@ -98,14 +98,19 @@ def reported(cluster: Cluster, lq_key: str, cq_name: str) -> afs.LocalQueueUsage
     return usage
 
 
+def fold_due(cluster: Cluster, cq_name: str) -> None:
+    """Fold due samples into every LocalQueue of ``cq_name`` (the next ``refresh`` re-sorts)."""
+    for key, lq in cluster.local_queues.items():
+        if lq.cluster_queue == cq_name:
+            reported(cluster, key, cq_name)
+
+
 def refresh(cluster: Cluster, cq_name: str) -> bool:
     """Fold due samples into every LocalQueue of ``cq_name``; True if its order may have
     moved since the last refresh (a sample, or an admission charged meanwhile)."""
     if not uses_it(cluster, cluster.cluster_queues.get(cq_name)):
         return False
-    for key, lq in cluster.local_queues.items():
-        if lq.cluster_queue == cq_name:
-            reported(cluster, key, cq_name)
+    fold_due(cluster, cq_name)
     moved = cq_name in cluster.usage_moved
     cluster.usage_moved.discard(cq_name)
     return moved

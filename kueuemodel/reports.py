@@ -134,6 +134,8 @@ def pending_workloads(
     the ClusterQueue-wide index, as in Kueue.
     """
     items, per_lq = [], {}
+    if admission_order.uses_it(cluster, cluster.cluster_queues.get(cluster_queue)):
+        admission_order.fold_due(cluster, cluster_queue)  # the order as of now
     for index, wl in enumerate(cluster.queues[cluster_queue].members()):
         lq_position = per_lq.get(wl.queue_name + "@" + wl.namespace, 0)
         per_lq[wl.queue_name + "@" + wl.namespace] = lq_position + 1

@@ -15,7 +15,7 @@ a1's quota is released, at 11 s. b1 goes first, though a2 is older.
 
 from __future__ import annotations
 
-from kueuemodel import Simulation, local_queue_status
+from kueuemodel import Simulation, local_queue_status, pending_workloads
 
 GPU = "nvidia.com/gpu"
 CONFIG = {
@@ -148,3 +148,25 @@ def test_a_rebuilt_run_keeps_the_usage_kueue_had():
     rebuilt.keep_queue_usage(sim)
     assert rebuilt.cluster.queue_usage["team/alice"].consumed == {GPU: 123}
     assert rebuilt.cluster.queue_usage["team/alice"].last_update_ms == 10_000
+
+
+def test_the_pending_list_kueue_serves_is_in_the_usage_order():
+    # At 5 s a1 runs, a2 (alice, 2 s) and b1 (bob, 3 s) wait; alice's usage is 64m (a1's
+    # penalty 22, then the samples at 2 s and 4 s: 43, 64), bob's 0: b1 is first in the
+    # ClusterQueue, though younger; each is first in its own LocalQueue.
+    sim = Simulation(_objects(), start_ms=0, record_events=False)
+    sim.add_arrivals(
+        [
+            (0, _job("a1", "alice", 10)),
+            (2_000, _job("a2", "alice", 60)),
+            (3_000, _job("b1", "bob", 60)),
+        ]
+    )
+    sim.run(5_000)
+    items = pending_workloads(sim.cluster, "team")["items"]
+    assert [(i["metadata"]["name"], i["positionInClusterQueue"]) for i in items] == [
+        ("b1", 0),
+        ("a2", 1),
+    ]
+    assert [i["positionInLocalQueue"] for i in items] == [0, 0]
+    assert sim.cluster.queue_usage["team/alice"].consumed == {GPU: 64}
