@@ -84,13 +84,20 @@ def test_the_simulated_cluster_does_not_report_it_and_the_page_says_so(
     assert page.count(NOT_REPORTED) == 2
 
 
+SCIENTISTS_QUEUE = "vision.scientist-03970707"  # sha256("vision\0scientist")[:8], by hand
+
+
+def _fair_between_users(policy, admin) -> None:
+    set_policy(policy["queue"], admin, fair_between_users=True)
+    reconcile()
+
+
 @pytest.mark.django_db
 def test_what_kueue_reports_on_the_local_queue_reaches_the_page(
     cluster, policy, admin, lead, scientist, client
 ):
-    set_policy(policy["queue"], admin, fair_between_users=True)
-    reconcile()
-    name = "vision.scientist-03970707"  # sha256("vision\0scientist")[:8], by hand
+    _fair_between_users(policy, admin)
+    name = SCIENTISTS_QUEUE
     cluster.patch("LocalQueue", name, {"status": KUEUE_STATUS}, "team-vision", "status")
     reconcile()  # the full run reads it
     page = _team_page(client, lead, policy["queue"].team)
@@ -102,9 +109,8 @@ def test_what_kueue_reports_on_the_local_queue_reaches_the_page(
 def test_the_simulated_cluster_configured_for_it_reports_it(
     sim_with_admission_fair_sharing, policy, admin, lead, scientist, client
 ):
-    set_policy(policy["queue"], admin, fair_between_users=True)
-    reconcile()
-    name = "vision.scientist-03970707"  # sha256("vision\0scientist")[:8], by hand
+    _fair_between_users(policy, admin)
+    name = SCIENTISTS_QUEUE
 
     def reported():
         lq = sim_with_admission_fair_sharing.get("LocalQueue", name, "team-vision")
