@@ -170,3 +170,39 @@ def test_the_pending_list_kueue_serves_is_in_the_usage_order():
     ]
     assert [i["positionInLocalQueue"] for i in items] == [0, 0]
     assert sim.cluster.queue_usage["team/alice"].consumed == {GPU: 64}
+
+
+def _preempting_objects(*, config: bool) -> list[dict]:
+    """A 2-GPU queue that preempts lower priorities, and carol's LocalQueue besides."""
+    objects = _objects(config=config)
+    cq = next(o for o in objects if o["kind"] == "ClusterQueue")
+    cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = 2
+    cq["spec"]["preemption"] = {"withinClusterQueue": "LowerPriority"}
+    carol = {"kind": "LocalQueue", "metadata": {"name": "carol", "namespace": "team"}}
+    return [*objects, {**carol, "spec": {"clusterQueue": "team"}}]
+
+
+def _victim(objects: list[dict]) -> str:
+    sim = Simulation(objects, start_ms=0, record_events=False, pod_stop_ms=1_000)
+    sim.cluster.history = []
+    sim.add_arrivals(
+        [
+            (0, _job("a1", "alice", 3600)),
+            (20_000, _job("b1", "bob", 3600)),
+            (21_000, _job("h1", "carol", 60, priority=100)),
+        ]
+    )
+    sim.run(25_000)
+    (victim,) = [wl.name for _, kind, wl, _ in sim.cluster.history if kind == "evict"]
+    return victim
+
+
+def test_the_victim_is_taken_from_the_busiest_local_queue_first():
+    # At 21 s the queue is full (a1 since 0 s, b1 since 20 s); carol's h1 (priority 100)
+    # preempts one of them. Kueue's victim order (preemption/common/ordering.go) puts the
+    # LocalQueue with the higher usage first, before "most recently admitted": alice's
+    # (22m at 0 s, then ten samples with a1 running) is far above bob's (b1's entry
+    # penalty, 22m), so a1 goes, though b1 is the more recent.
+    assert _victim(_preempting_objects(config=True)) == "a1"
+    # Without the block, the most recently admitted goes.
+    assert _victim(_preempting_objects(config=False)) == "b1"
