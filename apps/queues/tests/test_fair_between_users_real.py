@@ -17,6 +17,7 @@ so a2 is the older. When a1 ends only one of them fits.
 
 from __future__ import annotations
 
+import calendar
 import json
 import time
 from types import SimpleNamespace
@@ -34,6 +35,7 @@ from testkit.waiting import wait_until
 
 WAIT = 180  # seconds: generous, for a loaded 2-core machine
 TIER = "afs-normal"
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
 class _SimPlane:
@@ -136,8 +138,10 @@ def _admission_order(plane, slug: str, fair: bool) -> list[str]:
     _submit(plane, queue, namespace, "alice", "a2", runs="1h")
     created = wait_until(lambda: _workloads(plane, namespace).get("a2"), WAIT, interval=0.5)
     # Creation times have whole seconds: b1 must be a second younger for the order to hold.
-    stamp = created["metadata"]["creationTimestamp"]
-    wait_until(lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) > stamp, 5, 0.1)
+    # The simulated cluster stamps with its own clock, up to a tick behind the wall clock,
+    # so wait until the wall clock is two seconds past a2's second, not one.
+    stamp = calendar.timegm(time.strptime(created["metadata"]["creationTimestamp"], STAMP))
+    wait_until(lambda: time.time() >= stamp + 2, 5, 0.1)
     _submit(plane, queue, namespace, "bob", "b1", runs="1h")
     wait_until(lambda: "b1" in _workloads(plane, namespace), timeout=WAIT, interval=0.5)
 
