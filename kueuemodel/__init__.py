@@ -21,6 +21,10 @@ Running a simulation
   inadmissible head per cycle as Kueue v0.17 does (it changes only a paced run's timing). ``sim.cluster.events`` holds Kubernetes Event
   dicts, ``sim.cluster.now_ms`` the virtual clock, ``sim.cluster.status_writer`` the
   ``StatusWriter`` that records decisions. ``NEXT_INSTANT_MS`` is the smallest delay.
+  A Configuration with an ``admissionFairSharing`` block turns on Kueue's
+  AdmissionFairSharing: ClusterQueues with ``admissionScope`` order their pending
+  workloads by their LocalQueue's decayed usage; ``keep_queue_usage(previous)`` carries
+  that usage into a run rebuilt from changed objects, as Kueue keeps it.
 
 Running the present forward
   ``with_run_time(obj, expected_ms, now_ms, bound_ms=None)`` gives a workload read from a

@@ -23,6 +23,7 @@ from .preemption import (
     IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
     Target,
+    UsageOf,
     candidate_order,
     contested_cells,
     own_candidates,
@@ -49,6 +50,8 @@ class _Candidate(NamedTuple):
     variant: int
     meets: QuotaNode | None
     """The cohort where the candidate's branch meets the preemptor's (None: same queue)."""
+    queue_usage: float = 0.0
+    """As ``preemption.Candidate.queue_usage``."""
 
 
 def classic_targets(
@@ -57,14 +60,15 @@ def classic_targets(
     node: QuotaNode,
     usage: m.Usage,
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+    usage_of: UsageOf = None,
 ) -> list[Target]:
     """The victims that make room for ``usage`` in ``node``, or [] if none do."""
     cells = contested_cells(node, usage)
     if not cells:
         return []
     own = [
-        _Candidate(c.wl, c.node, c.usage, True, WITHIN_QUEUE, None)
-        for c in own_candidates(preemptor, cq, node, cells, by_priority)
+        _Candidate(c.wl, c.node, c.usage, True, WITHIN_QUEUE, None, c.queue_usage)
+        for c in own_candidates(preemptor, cq, node, cells, by_priority, usage_of)
     ]
     hierarchy, by_rank = _cohort_candidates(preemptor, cq, node, usage, cells, by_priority)
     ordered = _evicted_first(hierarchy, by_rank, own)

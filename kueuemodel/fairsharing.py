@@ -18,6 +18,7 @@ from .preemption import (
     IN_COHORT_RECLAMATION,
     Candidate,
     Target,
+    UsageOf,
     _simulate,
     candidate_order,
     collect_candidates,
@@ -143,6 +144,7 @@ def fair_targets(
     usage: m.Usage,
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
     strategies: tuple[str, ...],
+    usage_of: UsageOf = None,
 ) -> list[Target]:
     """Fair-sharing preemption: reclaim within nominal, else compare shares."""
     cells = contested_cells(node, usage)
@@ -153,7 +155,7 @@ def fair_targets(
     def allowed(wl: m.Workload) -> bool:
         return reclaim != m.NEVER and priority_allows(reclaim, wl, preemptor)
 
-    candidates = collect_candidates(preemptor, cq, node, cells, by_priority, allowed)
+    candidates = collect_candidates(preemptor, cq, node, cells, by_priority, allowed, usage_of)
     if _within_nominal(node, usage):
         targets = minimal_set(node, usage, candidates, False, IN_COHORT_RECLAMATION)
         if targets:

@@ -3,8 +3,8 @@ node placement and Workload status consistent in one place."""
 
 from __future__ import annotations
 
+from . import admission_order, placement, status
 from . import model as m
-from . import placement, status
 from .clock import format_duration
 from .latency import ADMIT, EVICT
 from .quota import add_usage, remove_usage
@@ -58,6 +58,7 @@ def admit(cluster: Cluster, wl: m.Workload, admission: m.Admission) -> None:
     wl.admission = admission
     wl.reserved_ms = cluster.now_ms
     _hold(cluster, wl, cq_name)
+    admission_order.charge(cluster, wl, cq_name)
     cluster.status_writer.admitted(wl, admission, cluster.now_ms)
     _log(cluster, "admit", wl, cq_name)
     _write(cluster, ADMIT, wl)
@@ -87,6 +88,7 @@ def restore(cluster: Cluster, wl: m.Workload) -> None:
 
 
 def _hold(cluster: Cluster, wl: m.Workload, cq_name: str) -> None:
+    admission_order.hold(cluster, wl, cq_name, +1)
     cluster.reserving.setdefault(cq_name, {})[wl.key] = wl
     levels = cluster.by_priority.setdefault(cq_name, {})
     levels.setdefault(wl.priority, {})[wl.key] = wl
@@ -137,6 +139,7 @@ def release(cluster: Cluster, wl: m.Workload) -> None:
     remove_usage(cluster.cq_nodes[cq_name], wl.admission.usage())
     if cluster.reserving.get(cq_name, {}).pop(wl.key, None) is not None:
         _count(cluster, wl, cq_name, -1)
+        admission_order.hold(cluster, wl, cq_name, -1)
     cluster.by_priority.get(cq_name, {}).get(wl.priority, {}).pop(wl.key, None)
     cluster.unplaced.pop(wl.key, None)
     wl.started_ms = None

@@ -134,6 +134,8 @@ class ClusterQueue:
     stop_policy: str = STOP_NONE
     weight: float = 1.0
     selector: LabelSelector | None = None
+    admission_fair_sharing: bool = False
+    """``admissionScope.admissionMode: UsageBasedAdmissionFairSharing`` (``admission_order``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +152,8 @@ class LocalQueue:
     name: str
     cluster_queue: str
     stop_policy: str = STOP_NONE
+    weight: float = 1.0
+    """``spec.fairSharing.weight``: AdmissionFairSharing divides the queue's usage by it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import model as m
+from .admission_usage import USAGE_BASED
 from .clock import parse_duration, parse_timestamp
 from .quantity import parse_milli
 from .topology import PREFERRED_ANNOTATION as PREFERRED_TOPOLOGY
@@ -136,6 +137,8 @@ def parse_cluster_queue(obj: Obj) -> m.ClusterQueue:
         stop_policy=spec.get("stopPolicy") or m.STOP_NONE,
         weight=_weight(spec),
         selector=parse_selector(spec.get("namespaceSelector")),
+        admission_fair_sharing=(spec.get("admissionScope") or {}).get("admissionMode")
+        == USAGE_BASED,
     )
 
 
@@ -156,6 +159,7 @@ def parse_local_queue(obj: Obj) -> m.LocalQueue:
         name=meta["name"],
         cluster_queue=spec.get("clusterQueue", ""),
         stop_policy=spec.get("stopPolicy") or m.STOP_NONE,
+        weight=_weight(spec),
     )
 
 

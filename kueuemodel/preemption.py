@@ -46,6 +46,12 @@ class Candidate(NamedTuple):
     node: QuotaNode
     usage: m.Usage
     own: bool
+    queue_usage: float = 0.0
+    """Its LocalQueue's AdmissionFairSharing usage (own queue only; 0 without it)."""
+
+
+UsageOf = Callable[[m.Workload], float] | None
+"""AdmissionFairSharing's usage of a workload's LocalQueue, where the queue orders by it."""
 
 
 def contested_cells(node: QuotaNode, usage: m.Usage) -> set[m.FlavorResource]:
@@ -100,10 +106,18 @@ def may_find_victims(
     return False
 
 
-def candidate_order(candidate: Candidate) -> tuple[bool, bool, int, int, str]:
-    """Already evicted first, then other queues, lowest priority, most recently reserved, UID."""
+def candidate_order(candidate: Candidate) -> tuple[bool, bool, float, int, int, str]:
+    """Already evicted first, then other queues, the busiest LocalQueue (AdmissionFairSharing,
+    within the preemptor's queue), lowest priority, most recently reserved, UID."""
     wl = candidate.wl
-    return (not wl.stopping, candidate.own, wl.priority, -(wl.reserved_ms or 0), wl.uid)
+    return (
+        not wl.stopping,
+        candidate.own,
+        -candidate.queue_usage,
+        wl.priority,
+        -(wl.reserved_ms or 0),
+        wl.uid,
+    )
 
 
 def collect_candidates(
@@ -113,6 +127,7 @@ def collect_candidates(
     cells: set[m.FlavorResource],
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
     cohort_policy: Callable[[m.Workload], bool] | None,
+    usage_of: UsageOf = None,
 ) -> list[Candidate]:
     """Admitted workloads that use a contested cell and that policy allows evicting,
     in victim order. A ``cohort_policy`` of None collects the preemptor's own queue only.
@@ -121,7 +136,7 @@ def collect_candidates(
     workloads). ``cohort_policy`` must depend on a victim's priority only, so
     it is asked once per priority level rather than once per workload.
     """
-    found = own_candidates(preemptor, cq, node, cells, by_priority)
+    found = own_candidates(preemptor, cq, node, cells, by_priority, usage_of)
     if cohort_policy is not None:
         found += cohort_candidates(node, cells, by_priority, cohort_policy)
     found.sort(key=candidate_order)
@@ -134,6 +149,7 @@ def own_candidates(
     node: QuotaNode,
     cells: set[m.FlavorResource],
     by_priority: dict[str, dict[int, dict[str, m.Workload]]],
+    usage_of: UsageOf = None,
 ) -> list[Candidate]:
     """The preemptor's own queue's workloads ``withinClusterQueue`` allows, unordered."""
     found: list[Candidate] = []
@@ -148,7 +164,7 @@ def own_candidates(
         else:
             continue
         found.extend(
-            Candidate(wl, node, wl.admission.total, True)
+            Candidate(wl, node, wl.admission.total, True, usage_of(wl) if usage_of else 0.0)
             for wl in members
             if not cells.isdisjoint(wl.admission.total)
         )

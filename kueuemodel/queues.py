@@ -10,17 +10,25 @@ cycle: a simulation reaches the same state, only later, so the engine hashes by
 default and a paced run (``latency.Latency``) can turn hashing off to spend a
 cycle per parked workload as Kueue v0.17 does.
 StrictFIFO never parks: its head stays head and blocks the queue.
+
+A ClusterQueue with AdmissionFairSharing puts a key before all that: the usage of
+the workload's LocalQueue (``admission_order``), lower first. Its buckets are per shape
+and LocalQueue, so every workload of a bucket has the same usage and the bucket's own
+order stands; only the heap over the buckets' heads is rebuilt (``resort``) when the
+usage moves.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from itertools import count
 
 from .model import LOWER_OR_NEWER_EQUAL, ClusterQueue, Workload
 
 _tokens = count()
-_Entry = tuple[tuple[int, int, str], int, Workload]
+_Key = tuple
+_Entry = tuple[_Key, int, Workload]
 
 
 _SHAPE_IDS: dict[tuple, int] = {}
@@ -66,14 +74,28 @@ class _Bucket:
 class PendingQueue:
     """Buckets of same-shaped workloads plus a heap over the active buckets' heads."""
 
-    __slots__ = ("_cq", "_hashing", "_buckets", "_top", "_where")
+    __slots__ = ("_cq", "_hashing", "_usage_of", "_buckets", "_top", "_where")
 
-    def __init__(self, cq: ClusterQueue, equivalence_hashing: bool = True) -> None:
+    def __init__(
+        self,
+        cq: ClusterQueue,
+        equivalence_hashing: bool = True,
+        usage_of: Callable[[Workload], float] | None = None,
+    ) -> None:
+        """``usage_of``: AdmissionFairSharing's usage of a workload's LocalQueue, ordered
+        before priority (None: the ClusterQueue does not use it)."""
         self._cq = cq
         self._hashing = equivalence_hashing
+        self._usage_of = usage_of
         self._buckets: dict[tuple, _Bucket] = {}
-        self._top: list[tuple[tuple[int, int, str], int, int, _Bucket]] = []
+        self._top: list[tuple[_Key, int, int, _Bucket]] = []
         self._where: dict[str, tuple[_Bucket, int]] = {}
+
+    def _key(self, wl: Workload) -> _Key:
+        """The order across buckets: usage first where AdmissionFairSharing is on."""
+        if self._usage_of is None:
+            return wl.order_key()
+        return (self._usage_of(wl), *wl.order_key())
 
     def __len__(self) -> int:
         return len(self._where)
@@ -88,6 +110,8 @@ class PendingQueue:
         alone = isinstance(shape, tuple)  # shape_of keys some workloads by themselves
         if not self._hashing and not alone:
             shape, alone = (shape, wl.created_ms, wl.uid), True
+        elif self._usage_of is not None and not alone:
+            shape = (shape, wl.namespace, wl.queue_name)  # one usage per bucket
         bucket = self._buckets.get(shape)
         if bucket is None:
             bucket = self._buckets[shape] = _Bucket(shape, alone)
@@ -113,7 +137,7 @@ class PendingQueue:
         bucket.token += 1
         entry = self._peek(bucket)
         if entry is not None:
-            heapq.heappush(self._top, (entry[0], bucket.token, id(bucket), bucket))
+            heapq.heappush(self._top, (self._key(entry[2]), bucket.token, id(bucket), bucket))
 
     def head(self) -> Workload | None:
         top = self._top
@@ -123,7 +147,11 @@ class PendingQueue:
                 heapq.heappop(top)
                 continue
             entry = self._peek(bucket)
-            if entry is not None and entry[0] == key:
+            # A stale key (a new head, or its LocalQueue's usage moved) is announced again.
+            if (
+                entry is not None
+                and (entry[0] if self._usage_of is None else self._key(entry[2])) == key
+            ):
                 return entry[2]
             heapq.heappop(top)
             self._announce(bucket)
@@ -131,11 +159,12 @@ class PendingQueue:
 
     def twins_of_head(self) -> list[Workload]:
         """The other pending workloads in the head's bucket (call right after ``head()``)."""
-        bucket, head = self._top[0][3], self._top[0][0]
+        bucket = self._top[0][3]
+        head = self._peek(bucket)[1]
         return [
             e[2]
             for e in bucket.heap
-            if e[0] != head and self._where.get(e[2].key) == (bucket, e[1])
+            if e[1] != head and self._where.get(e[2].key) == (bucket, e[1])
         ]
 
     def park_head(self, reason: str, message: str) -> None:
@@ -171,6 +200,13 @@ class PendingQueue:
                     self._announce(bucket)
         return woke
 
+    def resort(self) -> None:
+        """Rebuild the heap over the buckets' heads (the LocalQueues' usage moved)."""
+        self._top = []
+        for bucket in self._buckets.values():
+            if not bucket.parked:
+                self._announce(bucket)
+
     def is_parked(self, wl: Workload) -> bool:
         found = self._where.get(wl.key)
         return found is not None and found[0].parked
@@ -187,4 +223,4 @@ class PendingQueue:
             for e in b.heap
             if self._where.get(e[2].key) == (b, e[1])
         ]
-        return sorted(live, key=Workload.order_key)
+        return sorted(live, key=self._key)

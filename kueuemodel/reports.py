@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import fairsharing
+from . import admission_order, fairsharing
 from . import model as m
 from .clock import format_timestamp
 from .quantity import format_milli
@@ -101,13 +101,28 @@ def local_queue_status(cluster: Cluster, namespace: str, name: str) -> dict[str,
     for flavor in table:
         for resource in flavor["resources"]:
             resource.pop("borrowed")
-    return {
+    status = {
         "pendingWorkloads": sum(1 for wl in mine if wl.admission is None and not wl.finished),
         "reservingWorkloads": len(admitted),
         "admittedWorkloads": len(admitted),
         "flavorsReservation": table,
         "flavorsUsage": table,
     }
+    fair = _admission_fair_sharing_status(cluster, f"{namespace}/{name}", lq.cluster_queue)
+    if fair is not None:
+        status["fairSharing"] = {"weightedShare": 0, "admissionFairSharingStatus": fair}
+    return status
+
+
+def _admission_fair_sharing_status(
+    cluster: Cluster, lq_key: str, cq_name: str
+) -> dict[str, Any] | None:
+    """What Kueue writes on every LocalQueue when configured with AdmissionFairSharing."""
+    usage = admission_order.reported(cluster, lq_key, cq_name)
+    if usage is None or cq_name not in cluster.cluster_queues:
+        return None
+    consumed = {name: format_milli(milli, name) for name, milli in sorted(usage.consumed.items())}
+    return {"consumedResources": consumed, "lastUpdate": format_timestamp(usage.last_update_ms)}
 
 
 def pending_workloads(
@@ -119,6 +134,8 @@ def pending_workloads(
     the ClusterQueue-wide index, as in Kueue.
     """
     items, per_lq = [], {}
+    if admission_order.uses_it(cluster, cluster.cluster_queues.get(cluster_queue)):
+        admission_order.fold_due(cluster, cluster_queue)  # the order as of now
     for index, wl in enumerate(cluster.queues[cluster_queue].members()):
         lq_position = per_lq.get(wl.queue_name + "@" + wl.namespace, 0)
         per_lq[wl.queue_name + "@" + wl.namespace] = lq_position + 1

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from . import fairsharing, lifecycle, placement, status, topology
+from . import admission_order, fairsharing, lifecycle, placement, status, topology
 from . import model as m
 from .classical import classic_targets
 from .flavors import (
@@ -73,6 +73,8 @@ def run_cycle(cluster: Cluster, leaves: list[QuotaNode], memo: CycleMemo) -> boo
     """
     entries = []
     for node in leaves:
+        if admission_order.refresh(cluster, node.name):
+            cluster.queues[node.name].resort()
         wl = _skip_known_failures(cluster, node, memo)
         if wl is not None:
             entries.append(evaluate(cluster, wl, node, memo))
@@ -173,10 +175,14 @@ def find_targets(
     census = cluster.census.get(node.root().name, {})
     if not may_find_victims(victim_priority_bound(wl, cq), usage, census):
         return []
+    # Kueue orders victims of one queue by their LocalQueue's usage too, busiest first.
+    usage_of = admission_order.order_key(cluster) if admission_order.uses_it(cluster, cq) else None
     if cluster.fair_sharing:
         strategies = cluster.fair_sharing.strategies
-        return fairsharing.fair_targets(wl, cq, node, usage, cluster.by_priority, strategies)
-    return classic_targets(wl, cq, node, usage, cluster.by_priority)
+        return fairsharing.fair_targets(
+            wl, cq, node, usage, cluster.by_priority, strategies, usage_of
+        )
+    return classic_targets(wl, cq, node, usage, cluster.by_priority, usage_of)
 
 
 def _memo_targets(

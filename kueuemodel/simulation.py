@@ -12,7 +12,7 @@ import heapq
 from itertools import count
 from typing import Any
 
-from . import lifecycle, parse, status
+from . import admission_order, lifecycle, parse, status
 from . import model as m
 from .clock import format_timestamp, parse_duration, parse_timestamp
 from .latency import ADMIT, EVICT, NO_LATENCY, PENDING, ApiClient, Latency
@@ -98,12 +98,18 @@ class Simulation:
         self._stop_at: int | None = None
         if latency.paced:
             self.cluster.writes = []
+        usage_of = admission_order.order_key(self.cluster)
         self.cluster.queues = {
-            name: PendingQueue(cq, equivalence_hashing)
+            name: PendingQueue(
+                cq,
+                equivalence_hashing,
+                usage_of if admission_order.uses_it(self.cluster, cq) else None,
+            )
             for name, cq in self.cluster.cluster_queues.items()
         }
         for obj in workload_like:
             self._accept(obj)
+        admission_order.start(self.cluster)
         self._drain_stopped()
 
     # ----- feeding objects -------------------------------------------------
@@ -138,6 +144,11 @@ class Simulation:
         for queue in self.cluster.queues.values():
             queue.remove(wl)
         self.cluster.held.pop(wl.key, None)
+
+    def keep_queue_usage(self, previous: Simulation) -> None:
+        """Carry the LocalQueues' AdmissionFairSharing usage over from the run this one
+        replaces: Kueue keeps it while objects change; only a restart loses it."""
+        admission_order.carry_over(self.cluster, previous.cluster.queue_usage)
 
     # ----- running ---------------------------------------------------------
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from . import model as m
 from . import parse
+from .admission_usage import AdmissionFairSharing, LocalQueueUsage, parse_admission_fair_sharing
 from .queues import PendingQueue
 from .quota import QuotaNode, compute_subtree_quotas, load_quotas
 from .status import StatusWriter
@@ -38,6 +39,14 @@ class Cluster:
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
     nodes: dict[str, m.Node] = field(default_factory=dict)
     fair_sharing: FairSharingConfig | None = None
+    admission_fair_sharing: AdmissionFairSharing | None = None
+    queue_usage: dict[str, LocalQueueUsage] = field(default_factory=dict)
+    """``namespace/name`` -> AdmissionFairSharing usage of that LocalQueue (``admission_order``)."""
+    queue_admitted: dict[str, dict[str, int]] = field(default_factory=dict)
+    """``namespace/name`` -> what the LocalQueue's workloads holding quota request, per
+    resource (kept only with AdmissionFairSharing configured)."""
+    usage_moved: set[str] = field(default_factory=set)
+    """ClusterQueues whose LocalQueues' usage moved since their pending order was last sorted."""
     cq_nodes: dict[str, QuotaNode] = field(default_factory=dict)
     cohort_nodes: dict[str, QuotaNode] = field(default_factory=dict)
     inactive: dict[str, str] = field(default_factory=dict)
@@ -110,6 +119,9 @@ def load_specs(cluster: Cluster, objects: list[dict[str, Any]]) -> list[dict[str
         kind = obj.get("kind")
         if is_config(obj):
             cluster.fair_sharing = parse_config(obj)
+            cluster.admission_fair_sharing = parse_admission_fair_sharing(
+                obj.get("admissionFairSharing")
+            )
         elif kind == "ResourceFlavor":
             flavor = parse.parse_flavor(obj)
             cluster.flavors[flavor.name] = flavor

@@ -141,6 +141,7 @@ def _start_cluster(*, port: int, token: str, first_start: bool) -> tuple[subproc
     argv += ["--kubeconfig-out", str(_simulated_kubeconfig()), "--snapshot", str(_snapshot())]
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]  # what the portal's settings say the cluster's Kueue does
+    argv += ["--admission-fair-sharing"]  # the demo's vision queue is fair between users
     if first_start:
         # First start: the engine plays a generated week in virtual time while it serves,
         # labelled as ours so the portal adopts the demo queues; later starts resume the
@@ -207,6 +208,7 @@ def _start_real_cluster() -> subprocess.Popen:
     argv = [PYTHON, "-m", "realcluster", "up", "--workdir", str(_real_workdir()), "--demo-nodes"]
     if env_bool("QM_KUEUE_FAIR_SHARING", True):
         argv += ["--fair-sharing"]
+    argv += ["--admission-fair-sharing"]  # the demo's vision queue is fair between users
     TERMINAL.say(
         "starting the real control plane (building it first if needed: see docs/realcluster.md)…"
     )

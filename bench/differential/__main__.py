@@ -22,7 +22,15 @@ from typing import Any
 from . import report
 from .outcome import Outcome
 from .run_real import STOP, Plane, run_real, untaint_nodes
-from .scenarios import NESTED_FROM, POOL_LABEL, TAS_FROM, Scenario, generate, pool_nodes
+from .scenarios import (
+    AFS_FROM,
+    NESTED_FROM,
+    POOL_LABEL,
+    TAS_FROM,
+    Scenario,
+    generate,
+    pool_nodes,
+)
 from .watch import WorkloadWatch
 
 log = logging.getLogger("bench.differential")
@@ -41,6 +49,11 @@ def _parser() -> argparse.ArgumentParser:
         "--tas",
         action="store_true",
         help=f"topology-aware scenarios (Kueue TAS): seeds {TAS_FROM:,}+SEED*10000+i",
+    )
+    parser.add_argument(
+        "--afs",
+        action="store_true",
+        help=f"AdmissionFairSharing scenarios (users' LocalQueues): seeds {AFS_FROM:,}+SEED*10000+i",
     )
     parser.add_argument("--only", type=int, action="append", help="run just this scenario seed")
     parser.add_argument("--parallel", type=int, default=6, help="scenarios at once per cluster")
@@ -73,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, records: list[dict[str, Any]], tuning: dict) -> list[dict]:
-    family = TAS_FROM if args.tas else NESTED_FROM if args.nested else 0
+    family = AFS_FROM if args.afs else TAS_FROM if args.tas else NESTED_FROM if args.nested else 0
     first = args.seed * 10000 + family
     seeds = args.only or [first + i for i in range(args.scenarios)]
     done = {r["seed"] for r in records}
@@ -81,15 +94,16 @@ def _run(args: argparse.Namespace, records: list[dict[str, Any]], tuning: dict) 
     started = time.monotonic()
     budget = args.budget_minutes * 60 if args.budget_minutes else None
     meta = {"started": time.strftime("%FT%TZ", time.gmtime()), "parallel": args.parallel}
-    for fair in (False, True):
-        group = [s for s in todo if s.fair_sharing == fair]
+    groups = [(False, False), (False, True), (True, False)]  # (fair sharing, AFS) per plane
+    for index, (fair, afs) in enumerate(groups):
+        group = [s for s in todo if (s.fair_sharing, s.admission_fair_sharing) == (fair, afs)]
         if not group:
             continue
         # Share what is left of the budget between the groups by their sizes.
         left = None if budget is None else budget - (time.monotonic() - started)
-        if left is not None and fair is False:
+        if left is not None and index < len(groups) - 1:
             left *= len(group) / len(todo)
-        records += _run_group(args, group, fair, left, tuning)
+        records += _run_group(args, group, (fair, afs), left, tuning)
         meta.update(wall_s=round(time.monotonic() - started), load=os.getloadavg())
         report.save(args.out, [*records], meta)
     return records
@@ -98,15 +112,19 @@ def _run(args: argparse.Namespace, records: list[dict[str, Any]], tuning: dict) 
 def _run_group(
     args: argparse.Namespace,
     group: list[Scenario],
-    fair: bool,
+    settings: tuple[bool, bool],
     budget_s: float | None,
     tuning: dict,
 ) -> list[dict[str, Any]]:
     from realcluster.controlplane import ControlPlane
 
     _wait_for_binaries()
-    plane = ControlPlane(args.workdir.resolve(), fair_sharing=fair).up()
-    log.info("control plane up (fair sharing %s) in %.0fs", fair, plane.startup_seconds)
+    fair, afs = settings
+    workdir = args.workdir.resolve()
+    plane = ControlPlane(workdir, fair_sharing=fair, admission_fair_sharing=afs).up()
+    log.info(
+        "control plane up (fair sharing %s, AFS %s) in %.0fs", fair, afs, plane.startup_seconds
+    )
     results: list[dict[str, Any]] = []
     try:
         plane.apply(pool_nodes())

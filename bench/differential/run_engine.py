@@ -18,6 +18,7 @@ from kueuemodel import (
     StatusWriter,
     Workload,
 )
+from realcluster.kueue_manifests import ADMISSION_FAIR_SHARING
 
 from .outcome import Outcome, OutcomeBuilder, preemptor_uid
 from .scenarios import Scenario, arrival_seconds, duration_seconds
@@ -29,6 +30,9 @@ FAIR_SHARING_CONFIG = {
         "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
     },
 }
+
+
+AFS_CONFIG = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration"}
 
 
 def engine_objects(
@@ -52,6 +56,9 @@ def engine_objects(
             )
     if scenario.fair_sharing:
         objects.insert(0, copy.deepcopy(FAIR_SHARING_CONFIG))
+    if scenario.admission_fair_sharing:
+        config = {**AFS_CONFIG, "admissionFairSharing": copy.deepcopy(ADMISSION_FAIR_SHARING)}
+        objects.insert(0, config)
     return objects
 
 

@@ -35,6 +35,9 @@ every ClusterQueue in one of them); lower seeds keep the flat scenarios measured
 TAS_FROM = 2_000_000
 """Seeds from here build topology-aware scenarios (``_TasMaker``): a flavor with a
 Kueue Topology over nodes of the scenario's own, every job required in one domain."""
+AFS_FROM = 3_000_000
+"""Seeds from here build AdmissionFairSharing scenarios (``afs_scenarios``), run on a
+Kueue whose Configuration has the ``admissionFairSharing`` block."""
 BLOCK, RACK, HOST = (
     "differential.quartermaster.io/block",
     "differential.quartermaster.io/rack",
@@ -54,6 +57,8 @@ class Scenario:
     namespace: str
     fair_sharing: bool
     objects: list[dict[str, Any]]
+    admission_fair_sharing: bool = False
+    """Kueue runs with the ``admissionFairSharing`` block (realcluster's opt-in)."""
 
     @property
     def jobs(self) -> list[dict[str, Any]]:
@@ -85,6 +90,11 @@ def generate(seed: int) -> Scenario:
     rng = random.Random(seed)
     prefix = f"s{seed}-"
     namespace = f"diff-s{seed}"
+    if seed >= AFS_FROM:
+        from .afs_scenarios import AfsMaker
+
+        objects = AfsMaker(rng, prefix, namespace, fair=False).objects()
+        return Scenario(seed, prefix, namespace, False, objects, admission_fair_sharing=True)
     if seed >= TAS_FROM:
         return Scenario(seed, prefix, namespace, False, _TasMaker(rng, prefix, namespace).objects())
     fair = rng.random() < 0.35

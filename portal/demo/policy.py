@@ -95,6 +95,7 @@ TEAMS = [
         [("h100-80gb", "nvidia.com/gpu", "8"), ("a100-mig-1g10gb", "nvidia.com/mig-1g.10gb", "28")],
     ),
 ]
+FAIR_BETWEEN_USERS = "vision"
 MEMBERS = [
     ("vera", "vision", TeamRole.LEAD),
     ("nils", "nlp", TeamRole.LEAD),
@@ -158,6 +159,9 @@ def _team(admin: User, slug: str, title: str, cost_center: str, cohort: str, quo
     )
     proposal = {
         "cohort": cohort,
+        # One team's queue orders its members by recent usage, so the team page shows
+        # Kueue's figures (``docs/fair-sharing-between-users.md``).
+        "fair_between_users": slug == FAIR_BETWEEN_USERS,
         "preemption": {
             "reclaim_within_cohort": "Any",
             "within_cluster_queue": "LowerPriority",

@@ -212,7 +212,8 @@ class Controller:
         for key in list(self.tracked):
             self.sync(key)
         workloads = ingest.stored_workloads(self)
-        self.sim = self._new_simulation(ingest.config_objects(self) + workloads)
+        previous, self.sim = self.sim, self._new_simulation(ingest.config_objects(self) + workloads)
+        self.sim.keep_queue_usage(previous)
         self.config_dirty = False
         self.changed = True
         self.published.clear()

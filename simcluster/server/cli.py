@@ -74,19 +74,34 @@ def build_parser() -> argparse.ArgumentParser:
         help="run Kueue with fair sharing on (a Configuration with a fairSharing block, "
         "Kueue's default preemption strategies)",
     )
+    live.add_argument(
+        "--admission-fair-sharing",
+        action="store_true",
+        help="run Kueue with AdmissionFairSharing configured (realcluster's opt-in block: "
+        "1m half-life, 2 s samples, a GPU weighs 100, a CPU 1, memory 0)",
+    )
     live.add_argument("--no-controller", action="store_true", help="serve the API only")
     return parser
 
 
+ADMISSION_FAIR_SHARING = {
+    "usageHalfLifeTime": "1m",
+    "usageSamplingInterval": "2s",
+    "resourceWeights": {"nvidia.com/gpu": 100.0, "cpu": 1.0, "memory": 0.0},
+}
+"""The same block as realcluster's ``--admission-fair-sharing`` (a test keeps them equal)."""
+
+
 def kueue_config(args: argparse.Namespace) -> dict | None:
     """The Kueue Configuration the flags ask for (None: Kueue's defaults)."""
-    if not args.fair_sharing:
+    if not (args.fair_sharing or args.admission_fair_sharing):
         return None
-    return {
-        "apiVersion": "config.kueue.x-k8s.io/v1beta1",
-        "kind": "Configuration",
-        "fairSharing": {},
-    }
+    config: dict = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration"}
+    if args.fair_sharing:
+        config["fairSharing"] = {}
+    if args.admission_fair_sharing:
+        config["admissionFairSharing"] = ADMISSION_FAIR_SHARING
+    return config
 
 
 def start_controller(server: SimServer, args: argparse.Namespace) -> Callable[[], None]:

@@ -11,7 +11,7 @@ import pytest
 from kubernetes import client, config
 
 from simcluster.__main__ import main
-from testkit.kube_objects import KUEUE, make_cq
+from testkit.kube_objects import KUEUE, make_cq, make_lq
 from testkit.paths import REPO
 from testkit.sim_process import KUBECTL, ServerProcess
 from testkit.waiting import wait_until
@@ -147,3 +147,42 @@ def test_fair_sharing_is_a_start_up_setting_of_its_kueue(tmp_path, fair_sharing)
         assert ("fairSharing" in status) is fair_sharing
     finally:
         assert server.stop() == 0
+
+
+@pytest.mark.parametrize("admission_fair_sharing", [True, False])
+def test_admission_fair_sharing_is_a_start_up_setting_of_its_kueue(
+    tmp_path, admission_fair_sharing
+):
+    flags = ["--admission-fair-sharing"] if admission_fair_sharing else []
+    server = ServerProcess(tmp_path, *flags)
+    try:
+        api = custom_api(server.kubeconfig_path)
+        scope = {"admissionMode": "UsageBasedAdmissionFairSharing"}
+        api.create_cluster_custom_object(
+            *KUEUE, "clusterqueues", make_cq("team-a", admissionScope=scope)
+        )
+        api.create_namespaced_custom_object(
+            *KUEUE, "default", "localqueues", make_lq("alice", cluster_queue="team-a")
+        )
+
+        def published():
+            lq = api.get_namespaced_custom_object(*KUEUE, "default", "localqueues", "alice")
+            return lq.get("status", {}).get("conditions") and lq["status"]
+
+        status = wait_until(published, timeout=15, interval=0.1)
+        # Kueue reports each LocalQueue's decayed usage only when configured for it;
+        # nothing was admitted here, so the usage is empty.
+        fair = (status.get("fairSharing") or {}).get("admissionFairSharingStatus")
+        if admission_fair_sharing:
+            assert fair["consumedResources"] == {} and fair["lastUpdate"]
+        else:
+            assert fair is None
+    finally:
+        assert server.stop() == 0
+
+
+def test_the_simulated_kueues_admission_fair_sharing_is_realclusters():
+    from realcluster.kueue_manifests import ADMISSION_FAIR_SHARING as REAL
+    from simcluster.server.cli import ADMISSION_FAIR_SHARING as SIM
+
+    assert SIM == REAL

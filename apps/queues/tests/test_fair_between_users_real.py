@@ -1,6 +1,8 @@
 """Fair between users on the real Kueue v0.17.0 (KWOK pods), with the ClusterQueue and
 LocalQueues the portal renders, on a control plane of its own whose Kueue Configuration
-has the ``admissionFairSharing`` block (``realcluster.kueue_manifests.ADMISSION_FAIR_SHARING``).
+has the ``admissionFairSharing`` block (``realcluster.kueue_manifests.ADMISSION_FAIR_SHARING``);
+and the same on the simulated cluster started with ``--admission-fair-sharing`` (the same
+block), which must give the order the real Kueue gave.
 
 By hand: the team's ClusterQueue has 1 GPU. alice's job a1 (1 GPU) is admitted alone and
 runs 10 s. While it runs alice submits a2, then bob submits b1 (1 GPU each, same priority),
@@ -15,36 +17,63 @@ so a2 is the older. When a1 ends only one of them fits.
 
 from __future__ import annotations
 
+import calendar
 import json
 import time
 from types import SimpleNamespace
 
 import pytest
+import yaml
 
 from apps.queues import kueue
 from apps.queues.user_queues import submission_queue, user_local_queue_name
 from realcluster.nodes import gpu_node
+from testkit.nodes import add_node
 from testkit.real_cluster import suspended_job
+from testkit.sim_cluster import SimCluster
 from testkit.waiting import wait_until
 
 WAIT = 180  # seconds: generous, for a loaded 2-core machine
 TIER = "afs-normal"
+STAMP = "%Y-%m-%dT%H:%M:%SZ"
 
 
-@pytest.fixture(scope="module", params=["real"])
+class _SimPlane:
+    """The simulated cluster behind the two calls this file makes of a control plane."""
+
+    def __init__(self, sim: SimCluster) -> None:
+        self.sim = sim
+
+    def kubectl(self, *args: str) -> object:
+        return self.sim.kubectl(*args)
+
+    def apply(self, objects: list[dict]) -> None:
+        text = yaml.safe_dump_all(objects, sort_keys=False)
+        done = self.sim.kubectl("apply", "--server-side", "-f", "-", stdin=text)
+        assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module", params=["sim", "real"])
 def plane(request, tmp_path_factory):
-    """A control plane of this file's own: the session's runs Kueue without the
-    admissionFairSharing block, as other tests expect."""
+    """A control plane of this file's own (the session's runs Kueue without the
+    admissionFairSharing block, as other tests expect), or the simulated cluster with it."""
+    setup = [
+        kueue.render_flavor({"name": "afs-h100", "node_labels": {"gpu": "afs-h100"}}),
+        kueue.render_priority_class({"name": TIER, "value": 100}),
+    ]
+    if request.param == "sim":
+        sim = SimCluster(tmp_path_factory.mktemp("afs-sim"), args=("--admission-fair-sharing",))
+        sim.start()
+        add_node(sim, "afs-gpu-0", labels={"gpu": "afs-h100"})
+        _SimPlane(sim).apply(setup)
+        yield _SimPlane(sim)
+        sim.stop()
+        return
     from realcluster.controlplane import ControlPlane
 
     plane = ControlPlane(tmp_path_factory.mktemp("afs"), admission_fair_sharing=True).up()
-    plane.apply(
-        [
-            gpu_node("afs-gpu-0", labels={"gpu": "afs-h100"}, resources={"nvidia.com/gpu": "8"}),
-            kueue.render_flavor({"name": "afs-h100", "node_labels": {"gpu": "afs-h100"}}),
-            kueue.render_priority_class({"name": TIER, "value": 100}),
-        ]
-    )
+    node = gpu_node("afs-gpu-0", labels={"gpu": "afs-h100"}, resources={"nvidia.com/gpu": "8"})
+    plane.apply([node, *setup])
     try:
         yield plane
     finally:
@@ -109,8 +138,10 @@ def _admission_order(plane, slug: str, fair: bool) -> list[str]:
     _submit(plane, queue, namespace, "alice", "a2", runs="1h")
     created = wait_until(lambda: _workloads(plane, namespace).get("a2"), WAIT, interval=0.5)
     # Creation times have whole seconds: b1 must be a second younger for the order to hold.
-    stamp = created["metadata"]["creationTimestamp"]
-    wait_until(lambda: time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()) > stamp, 5, 0.1)
+    # The simulated cluster stamps with its own clock, up to a tick behind the wall clock,
+    # so wait until the wall clock is two seconds past a2's second, not one.
+    stamp = calendar.timegm(time.strptime(created["metadata"]["creationTimestamp"], STAMP))
+    wait_until(lambda: time.time() >= stamp + 2, 5, 0.1)
     _submit(plane, queue, namespace, "bob", "b1", runs="1h")
     wait_until(lambda: "b1" in _workloads(plane, namespace), timeout=WAIT, interval=0.5)
 

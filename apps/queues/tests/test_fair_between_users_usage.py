@@ -1,6 +1,7 @@
 """The team page shows each member's recent usage in a queue fair between users, as Kueue
 reports it on their LocalQueue and the last full reconcile read it; "not reported by the
-cluster" where the cluster does not fill it (the simulated one)."""
+cluster" where the cluster does not fill it (a Kueue without the admissionFairSharing
+block, as the simulated one is by default)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from apps.queues.user_usage import (
     usage_text,
 )
 from testkit.factories import set_policy
+from testkit.waiting import wait_until
 
 # As the real Kueue v0.17.0 wrote it on a member's LocalQueue (see
 # test_fair_between_users_real.py): a 1-GPU job's entry penalty, decaying.
@@ -82,18 +84,44 @@ def test_the_simulated_cluster_does_not_report_it_and_the_page_says_so(
     assert page.count(NOT_REPORTED) == 2
 
 
+SCIENTISTS_QUEUE = "vision.scientist-03970707"  # sha256("vision\0scientist")[:8], by hand
+
+
+def _fair_between_users(policy, admin) -> None:
+    set_policy(policy["queue"], admin, fair_between_users=True)
+    reconcile()
+
+
 @pytest.mark.django_db
 def test_what_kueue_reports_on_the_local_queue_reaches_the_page(
     cluster, policy, admin, lead, scientist, client
 ):
-    set_policy(policy["queue"], admin, fair_between_users=True)
-    reconcile()
-    name = "vision.scientist-03970707"  # sha256("vision\0scientist")[:8], by hand
+    _fair_between_users(policy, admin)
+    name = SCIENTISTS_QUEUE
     cluster.patch("LocalQueue", name, {"status": KUEUE_STATUS}, "team-vision", "status")
     reconcile()  # the full run reads it
     page = _team_page(client, lead, policy["queue"].team)
     assert f"<code>{name}</code></td><td>cpu 0, nvidia.com/gpu 4m</td>" in page
     assert page.count(NOT_REPORTED) == 1  # the lead's own LocalQueue
+
+
+@pytest.mark.django_db
+def test_the_simulated_cluster_configured_for_it_reports_it(
+    sim_with_admission_fair_sharing, policy, admin, lead, scientist, client
+):
+    _fair_between_users(policy, admin)
+    name = SCIENTISTS_QUEUE
+
+    def reported():
+        lq = sim_with_admission_fair_sharing.get("LocalQueue", name, "team-vision")
+        return ((lq.get("status") or {}).get("fairSharing") or {}).get("admissionFairSharingStatus")
+
+    wait_until(reported, timeout=15, interval=0.2)
+    reconcile()  # the full run reads it
+    page = _team_page(client, lead, policy["queue"].team)
+    # Nothing of the scientist's was admitted: Kueue reports an empty usage.
+    assert f"<code>{name}</code></td><td>none</td>" in page
+    assert NOT_REPORTED not in page
 
 
 @pytest.mark.django_db
