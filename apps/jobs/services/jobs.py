@@ -81,7 +81,7 @@ def _queue(team, name: str) -> Queue:
     return queue
 
 
-def _gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
+def queue_gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
     """The GPU resource the queue has quota for on ``flavor``, and every covered resource."""
     covered = sorted({q.resource for q in queue.quotas.all()})
     gpu = [
@@ -295,7 +295,7 @@ def build_job(user, spec: JobRequest, *, actor: Principal, now: datetime) -> Bat
     _check_shape(spec, template)
     image = _image(spec, template)
     queue = _queue(team, spec.queue)
-    gpu_resource, covered = _gpu_resource(queue, spec.flavor)
+    gpu_resource, covered = queue_gpu_resource(queue, spec.flavor)
     _check_ever_fits(spec, queue, gpu_resource)
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)
