@@ -32,8 +32,8 @@ from apps.jobs.services.common import (
     resolve_team,
 )
 from apps.jobs.services.idempotency import Idempotency, Submission
-from apps.jobs.services.jobs import MAX_COMMAND_ARGS, queue_gpu_resource
-from apps.queues.models import PriorityTier, Queue
+from apps.jobs.services.jobs import MAX_COMMAND_ARGS, NON_GPU, queue_gpu_resource
+from apps.queues.models import PriorityTier, Queue, QuotaEntry
 from core.audit import AuditAction
 from core.errors import NotAllowed, RuleBroken
 
@@ -149,6 +149,20 @@ def _check_image(image: str) -> None:
         raise RuleBroken(
             f"image {image!r} is not on the allow-list", code="image_not_allowed", field="image"
         )
+
+
+def production_flavors(user) -> dict[str, list[str]]:
+    """Per team of ``user``, the flavors its production queues have GPU quota for."""
+    quotas = QuotaEntry.objects.filter(
+        queue__production=True, queue__team__memberships__user=user
+    ).exclude(resource__in=NON_GPU)
+    offered: dict[str, list[str]] = {}
+    rows = quotas.order_by("queue__team__slug", "queue__name", "rank")
+    for team, flavor in rows.values_list("queue__team__slug", "flavor__name"):
+        offered.setdefault(team, [])
+        if flavor not in offered[team]:
+            offered[team].append(flavor)
+    return offered
 
 
 def production_queue(team, name: str) -> Queue:
