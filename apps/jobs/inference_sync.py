@@ -20,7 +20,6 @@ from apps.jobs.services.inference import (
     apply_inference_status,
     mark_inference_created,
 )
-from apps.queues.kueue import MANAGED_BY, MANAGER
 from core.kube import KubeClient
 from core.namespaces import is_protected, protected_error
 from informer.objects import pod_ready
@@ -53,8 +52,7 @@ def teardown_inference(client: KubeClient, service_id: int) -> str:
 
 
 def _delete(client: KubeClient, service: InferenceService) -> None:
-    client.delete(cluster.STATEFULSET, service.name, service.namespace)
-    client.delete(cluster.SERVICE, service.name, service.namespace)
+    cluster.delete_inference(client, service.namespace, service.name)
 
 
 def sync_inference(client: KubeClient, observed: cluster.Observed, *, now: datetime) -> int:
@@ -62,12 +60,8 @@ def sync_inference(client: KubeClient, observed: cluster.Observed, *, now: datet
     services = list(InferenceService.objects.followed().select_related("flavor"))
     if not services:
         return 0
-    managed = f"{MANAGED_BY}={MANAGER},{INFERENCE_LABEL}"
-    live = {
-        (s["metadata"]["namespace"], s["metadata"]["name"])
-        for s in client.list(cluster.STATEFULSET, label_selector=managed)
-    }
-    pods = client.list(cluster.POD, label_selector=INFERENCE_LABEL)
+    statefulsets, pods = cluster.inference_objects(client, INFERENCE_LABEL)
+    live = {(s["metadata"]["namespace"], s["metadata"]["name"]) for s in statefulsets}
     by_owner = st.index_workloads(observed.workloads)
     return sum(
         _record(service, live, pods, by_owner, observed.cluster_queues, now) for service in services

@@ -1,4 +1,4 @@
-from apps.jobs.api import inference, views
+from apps.jobs.api import inference_endpoints, views
 from core.api_router import ApiRouter
 
 # No root view: /api/v1/ is the queues router's (portal/urls.py puts this one first).
@@ -10,7 +10,7 @@ router.register("quotes", views.QuoteViewSet, basename="quote")
 router.register("sweeps", views.SweepViewSet, basename="sweep")
 router.register("sweep-limits", views.SweepLimitViewSet, basename="sweep-limit")
 router.register(
-    "inference-services", inference.InferenceServiceViewSet, basename="inference-service"
+    "inference-services", inference_endpoints.InferenceServiceViewSet, basename="inference-service"
 )
 
 urlpatterns = router.urls
