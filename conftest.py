@@ -13,6 +13,7 @@ pytest_plugins = [
     "testkit.fixtures.clients",
     "testkit.fixtures.clusters",
     "testkit.fixtures.notebooks",
+    "testkit.fixtures.inference",
     "testkit.fixtures.live",
     "testkit.fixtures.workers",
     "testkit.fixtures.prometheus",

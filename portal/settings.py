@@ -335,6 +335,7 @@ SPECTACULAR_SETTINGS = {
         "NotebookStateEnum": "apps.jobs.choices.NotebookState",
         "JobStateEnum": "apps.jobs.choices.JobState",
         "SweepStateEnum": "apps.jobs.choices.SweepState",
+        "InferenceStateEnum": "apps.jobs.choices.InferenceState",
         "SuggestionStateEnum": "apps.whatif.choices.SuggestionState",
     },
 }

@@ -34,8 +34,10 @@ def make_team(admin, slug="vision", **kwargs) -> Team:
     )
 
 
-def make_queue(admin, team, name=None, **policy) -> Queue:
-    queue = services.create_queue(name=name or team.slug, team=team, actor=admin)
+def make_queue(admin, team, name=None, production=False, **policy) -> Queue:
+    queue = services.create_queue(
+        name=name or team.slug, team=team, actor=admin, production=production
+    )
     if policy:
         set_policy(queue, admin, **policy)
     return Queue.objects.get(pk=queue.pk)

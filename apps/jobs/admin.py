@@ -4,7 +4,12 @@ from django import forms
 from django.contrib import admin
 
 from apps.jobs import models
-from apps.jobs.services.pool import delete_setting, pool_capacity_error, save_setting
+from apps.jobs.services.pool import (
+    delete_setting,
+    inference_tier_error,
+    pool_capacity_error,
+    save_setting,
+)
 
 
 class ServiceAdmin(admin.ModelAdmin):
@@ -16,6 +21,17 @@ class ServiceAdmin(admin.ModelAdmin):
 
     def has_module_permission(self, request):
         return bool(getattr(request.user, "is_platform_admin", False))
+
+
+class NoInferenceTierForm(forms.ModelForm):
+    """The rule save_setting enforces on a pool's or a role's tier, shown on the field."""
+
+    def clean(self):
+        cleaned = super().clean()
+        draft = self._meta.model(**{k: v for k, v in cleaned.items() if k.endswith("tier")})
+        if problem := inference_tier_error(draft):
+            self.add_error(*problem)
+        return cleaned
 
 
 class PoolFlavorForm(forms.ModelForm):
@@ -45,6 +61,7 @@ class PoolFlavorInline(admin.TabularInline):
 
 @admin.register(models.InteractivePool)
 class InteractivePoolAdmin(ServiceAdmin):
+    form = NoInferenceTierForm
     list_display = ("name", "is_enabled", "lend_idle_capacity", "cohort", "priority_tier")
     inlines = [PoolFlavorInline]
 
@@ -53,12 +70,17 @@ for model, columns in (
     (models.NotebookImage, ("image", "is_enabled")),
     (models.NotebookProfile, ("name", "cpu", "memory", "is_default")),
     (models.JobTemplate, ("name", "image", "is_enabled")),
-    (models.RoleTierLimit, ("role", "max_tier")),
     (models.LauncherGrant, ("token", "created_at")),
 ):
     admin.site.register(
         model, type(f"{model.__name__}Admin", (ServiceAdmin,), {"list_display": columns})
     )
+
+
+@admin.register(models.RoleTierLimit)
+class RoleTierLimitAdmin(ServiceAdmin):
+    form = NoInferenceTierForm
+    list_display = ("role", "max_tier")
 
 
 @admin.register(models.Notebook)

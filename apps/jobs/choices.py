@@ -56,6 +56,28 @@ class JobState(models.TextChoices):
         return (cls.SUCCEEDED, cls.FAILED, cls.CANCELLED)
 
 
+class InferenceState(models.TextChoices):
+    REQUESTED = "requested", "Requested"  # row saved, StatefulSet not created yet
+    QUEUED = "queued", "Queued"  # waiting for Kueue to admit every replica at once
+    STARTING = "starting", "Starting"  # admitted, not every replica ready yet
+    SERVING = "serving", "Serving"  # every replica ready
+    STOPPED = "stopped", "Stopped"
+    FAILED = "failed", "Failed"
+
+    @classmethod
+    def active_values(cls) -> tuple[str, ...]:
+        return (cls.REQUESTED, cls.QUEUED, cls.STARTING, cls.SERVING)
+
+    @classmethod
+    def followed_values(cls) -> tuple[str, ...]:
+        """States read back from the cluster (its objects exist and it has not ended)."""
+        return (cls.QUEUED, cls.STARTING, cls.SERVING)
+
+    @classmethod
+    def terminal_values(cls) -> tuple[str, ...]:
+        return (cls.STOPPED, cls.FAILED)
+
+
 class SweepState(models.TextChoices):
     OPEN = "open", "Open"  # trials left to release or still running
     DONE = "done", "Done"  # every trial released and ended

@@ -56,6 +56,17 @@ def delete_notebook(client: KubeClient, namespace: str, name: str) -> None:
     client.delete(SERVICE, name, namespace)
 
 
+def delete_inference(client: KubeClient, namespace: str, name: str) -> None:
+    """An inference service is the same two objects as a notebook: StatefulSet and Service."""
+    delete_notebook(client, namespace, name)
+
+
+def inference_objects(client: KubeClient, label: str) -> tuple[list[dict], list[dict]]:
+    """(our StatefulSets carrying ``label``, every pod carrying it): inference status."""
+    statefulsets = client.list(STATEFULSET, label_selector=f"{MANAGED_BY}={MANAGER},{label}")
+    return statefulsets, client.list(POD, label_selector=label)
+
+
 def delete_job(client: KubeClient, namespace: str, name: str) -> None:
     client.delete(JOB, name, namespace, propagation="Background")
 

@@ -19,9 +19,10 @@ from django.utils import timezone
 from apps.jobs import cluster
 from apps.jobs import status as st
 from apps.jobs.checkpoint_volume import mounted_claim
-from apps.jobs.choices import JobState, NotebookState, SweepState
+from apps.jobs.choices import InferenceState, JobState, NotebookState, SweepState
+from apps.jobs.inference_sync import create_inference, sync_inference
 from apps.jobs.manifests import JOB_LABEL, NOTEBOOK_LABEL, job_manifest, notebook_manifests
-from apps.jobs.models import BatchJob, Notebook, Sweep
+from apps.jobs.models import BatchJob, InferenceService, Notebook, Sweep
 from apps.jobs.services.common import SYSTEM
 from apps.jobs.services.jobs import JobStatus, apply_job_status, mark_job_created, refuse_job
 from apps.jobs.services.notebooks import stop_notebook
@@ -105,7 +106,9 @@ def sync_status(client: KubeClient, *, now: datetime) -> dict[str, int]:
     # left to the next pass, instead of being missing from an older cluster read and
     # taken for deleted.
     notebooks, jobs = list(followed_notebooks()), list(followed_jobs())
-    counts = record_status(client, cluster.observe(client), notebooks, jobs, now=now)
+    observed = cluster.observe(client)
+    counts = record_status(client, observed, notebooks, jobs, now=now)
+    counts["inference"] = sync_inference(client, observed, now=now)
     counts["released"] = release_open_sweeps(now)
     counts["reprovisioned"] = _redrive(client, now)
     return counts
@@ -220,4 +223,9 @@ def _redrive(client: KubeClient, now: datetime) -> int:
     jobs = BatchJob.objects.filter(state=JobState.SUBMITTED, created_at__lt=now - STUCK_AFTER)
     for pk in jobs.values_list("pk", flat=True):
         done += create_job(client, pk) == "created"
+    services = InferenceService.objects.filter(
+        state=InferenceState.REQUESTED, created_at__lt=now - STUCK_AFTER
+    )
+    for pk in services.values_list("pk", flat=True):
+        done += create_inference(client, pk) == "created"
     return done

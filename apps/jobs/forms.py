@@ -12,6 +12,7 @@ from apps.accounts.services import MIN_DAYS as TOKEN_MIN_DAYS
 from apps.accounts.services import NAME_MAX_LENGTH as TOKEN_NAME_MAX_LENGTH
 from apps.jobs.choices import TopologyMode
 from apps.jobs.models import InteractivePool, JobTemplate, NotebookImage, NotebookProfile
+from apps.jobs.services.inference import production_flavors
 from apps.jobs.services.jobs import submittable_flavors
 from apps.queues.models import Membership, PriorityTier
 
@@ -225,3 +226,33 @@ class SweepLimitForm(forms.Form):
     def limits(self) -> dict:
         """The numbers given, for ``set_sweep_limit`` (an empty field changes nothing)."""
         return {k: v for k, v in self.cleaned_data.items() if v is not None}
+
+
+class InferenceForm(forms.Form):
+    """An inference service: it runs in the team's production queue at the inference tier."""
+
+    image = forms.ChoiceField()
+    flavor = forms.ChoiceField()
+    replicas = forms.IntegerField(min_value=1, max_value=32, initial=1)
+    gpus_per_replica = forms.IntegerField(min_value=1, max_value=8, initial=1)
+    command = forms.CharField(
+        required=False,
+        max_length=10_000,
+        help_text="One argument per line; empty for the image's own.",
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    team = forms.ChoiceField()
+    display_name = forms.CharField(max_length=100, required=False)
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        images = NotebookImage.objects.filter(is_enabled=True)
+        self.fields["image"].choices = [(i.image, i.image) for i in images]
+        self.fields["flavor"].choices = _flavor_choices(production_flavors(user))
+        self.fields["flavor"].help_text = "Only flavors your team's production queue has."
+        self.fields["team"].choices = _teams(user)
+
+    def request_fields(self) -> dict:
+        data = dict(self.cleaned_data)
+        data["command"] = tuple(line for line in data["command"].splitlines() if line.strip())
+        return data

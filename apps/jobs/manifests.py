@@ -1,7 +1,7 @@
 """Notebook and batch Job manifests as pure functions: specs (or saved rows) in, dicts out.
 
 Nothing here touches the database or the cluster. Every pod is built by
-``_pod_spec`` with the same restricted security context, whatever the input:
+``pod_spec`` with the same restricted security context, whatever the input:
 users choose an image from the allow-list, a command, sizes and names, never
 pod-spec fields. Requests equal limits.
 """
@@ -126,7 +126,7 @@ def resources(requests: dict[str, str]) -> dict:
     return {"requests": dict(requests), "limits": dict(requests)}
 
 
-def _pod_spec(
+def pod_spec(
     container: dict, volumes: list[dict], *, grace: int, restart: str, node_selector: dict
 ) -> dict:
     container = {**container, "securityContext": restricted_container_security()}
@@ -148,7 +148,7 @@ def _pod_spec(
     return spec
 
 
-def _scratch(*names: str) -> list[dict]:
+def scratch_volumes(*names: str) -> list[dict]:
     """emptyDir volumes: the root filesystem is read-only, these are the writable places."""
     return [{"name": name, "emptyDir": {}} for name in names]
 
@@ -181,9 +181,9 @@ def render_notebook(spec: NotebookSpec) -> list[dict]:
             {"name": "tmp", "mountPath": "/tmp"},
         ],
     }
-    pod = _pod_spec(
+    pod = pod_spec(
         container,
-        _scratch("home", "tmp"),
+        scratch_volumes("home", "tmp"),
         grace=NOTEBOOK_GRACE_SECONDS,
         restart="Always",
         node_selector=spec.node_selector,
@@ -236,7 +236,7 @@ def render_job(spec: JobSpec) -> dict:
     requests[spec.gpu_resource] = str(spec.gpus_per_pod)
     env = [{"name": "JOB_NAME", "value": spec.name}]
     mounts = [{"name": "tmp", "mountPath": "/tmp"}]
-    volumes = _scratch("tmp")
+    volumes = scratch_volumes("tmp")
     if spec.checkpoint_dir:
         path = f"{CHECKPOINT_ROOT}/{spec.checkpoint_dir}"
         env.append({"name": "CHECKPOINT_PATH", "value": path})
@@ -254,7 +254,7 @@ def render_job(spec: JobSpec) -> dict:
         "terminationMessagePath": TERMINATION_LOG,
         "terminationMessagePolicy": "File",
     }
-    pod = _pod_spec(
+    pod = pod_spec(
         container,
         volumes,
         grace=CHECKPOINT_GRACE_SECONDS,

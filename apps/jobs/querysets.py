@@ -126,6 +126,16 @@ class BatchJobQuerySet(SubmittedWorkloadQuerySet):
         return self.filter(state=JobState.SUCCEEDED, ended_at__gte=since, admitted_at__isnull=False)
 
 
+class InferenceServiceQuerySet(SubmittedWorkloadQuerySet):
+    """Inference services are team business, like batch jobs."""
+
+    def visible_to(self, user) -> InferenceServiceQuerySet:
+        return _team_business(self, user)
+
+    def with_related(self) -> InferenceServiceQuerySet:
+        return self.select_related("owner", "team", "flavor", "priority_tier", "queue")
+
+
 class SweepQuerySet(models.QuerySet):
     """Sweeps are team business, like their trials: every member of the team sees them."""
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from apps.jobs.choices import JobEventKind, JobState, NotebookState
+from apps.jobs.choices import InferenceState, JobEventKind, JobState, NotebookState
 from apps.queues.quantity import format_units, observed_units
 from informer.objects import (
     cluster_queue,
@@ -102,6 +102,18 @@ def ready_since(pods: list[dict]) -> datetime | None:
     """When the last of the pods became ready (their Ready condition's transition time)."""
     times = [_at(condition(p, "Ready") or {}) for p in pods if pod_ready(p)]
     return max(times) if times and None not in times else None
+
+
+def inference_phase(workload: dict | None, pods: list[dict], replicas: int) -> Phase:
+    """Queued until Kueue admits the whole pod group, Serving once every replica is ready."""
+    if any(pod_phase(p) == "Failed" for p in pods):
+        return Phase(InferenceState.STARTING, "a replica failed; its StatefulSet restarts it")
+    if not is_admitted(workload):
+        return Phase(InferenceState.QUEUED)
+    ready = [p for p in pods if pod_ready(p)]
+    if len(ready) >= replicas:
+        return Phase(InferenceState.SERVING)
+    return Phase(InferenceState.STARTING)
 
 
 # ----- jobs -----------------------------------------------------------------------------

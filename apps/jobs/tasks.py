@@ -10,7 +10,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
-from apps.jobs import cluster_sync, services
+from apps.jobs import cluster_sync, inference_sync, services
 from apps.jobs.models import InteractivePool
 from apps.jobs.services import common, sweeps
 from core import prometheus
@@ -54,6 +54,18 @@ def teardown_job_task(self, job_id: int) -> str:
     return _cluster_call(self, cluster_sync.teardown_job, job_id)
 
 
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
+def create_inference_task(self, service_id: int) -> str:
+    """Create a requested inference service's StatefulSet and Service."""
+    return _cluster_call(self, inference_sync.create_inference, service_id)
+
+
+@shared_task(bind=True, soft_time_limit=60, max_retries=10)
+def teardown_inference_task(self, service_id: int) -> str:
+    """Delete a stopped inference service's objects."""
+    return _cluster_call(self, inference_sync.teardown_inference, service_id)
+
+
 @shared_task(soft_time_limit=60)
 def release_sweep_trials_task(sweep_id: int) -> int:
     """Release a sweep's next trials after one ended (the status sync also does, each pass)."""
@@ -71,6 +83,8 @@ for _signal, _task in (
     (common.job_to_submit, submit_job_task),
     (common.job_to_tear_down, teardown_job_task),
     (common.sweep_to_release, release_sweep_trials_task),
+    (common.inference_to_create, create_inference_task),
+    (common.inference_to_tear_down, teardown_inference_task),
 ):
     _signal.connect(_queue(_task), weak=False, dispatch_uid=_task.name)
 

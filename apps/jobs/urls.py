@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.jobs import launcher_views, views
+from apps.jobs import inference_views, launcher_views, views
 
 app_name = "jobs"
 
@@ -21,6 +21,10 @@ urlpatterns = [
     path("sweeps/<int:pk>/", views.sweep_detail, name="sweep"),
     path("sweeps/<int:pk>/cancel/", views.sweep_cancel, name="sweep-cancel"),
     path("sweeps/<int:pk>/retry/", views.sweep_retry, name="sweep-retry"),
+    path("inference/", inference_views.inference_list, name="inference-services"),
+    path("inference/new/", inference_views.inference_request, name="inference-new"),
+    path("inference/<int:pk>/", inference_views.inference_detail, name="inference"),
+    path("inference/<int:pk>/stop/", inference_views.inference_stop, name="inference-stop"),
     path("launchers/", launcher_views.launchers, name="launchers"),
     path("launchers/<int:pk>/teams/", launcher_views.launcher_teams, name="launcher-teams"),
     path("launchers/<int:pk>/revoke/", launcher_views.launcher_revoke, name="launcher-revoke"),

@@ -150,7 +150,7 @@ def notebook_open(request: HttpRequest, namespace: str, name: str) -> HttpRespon
     return render(request, "jobs/notebook_open.html", context)
 
 
-def _owned_page(request: HttpRequest, queryset) -> tuple:
+def owned_page(request: HttpRequest, queryset) -> tuple:
     """(the page asked for, its scope): the viewer's teams' rows, or with ?scope=mine theirs."""
     scope = "mine" if request.GET.get("scope") == "mine" else "team"
     if scope == "mine":
@@ -160,7 +160,7 @@ def _owned_page(request: HttpRequest, queryset) -> tuple:
 
 @login_required
 def job_list(request: HttpRequest) -> HttpResponse:
-    page, scope = _owned_page(request, BatchJob.objects.visible_to(request.user).with_related())
+    page, scope = owned_page(request, BatchJob.objects.visible_to(request.user).with_related())
     return render(request, "jobs/job_list.html", {"page": page, "scope": scope})
 
 
@@ -230,7 +230,7 @@ def sweep_submit(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def sweep_list(request: HttpRequest) -> HttpResponse:
-    page, scope = _owned_page(request, Sweep.objects.visible_to(request.user).with_related())
+    page, scope = owned_page(request, Sweep.objects.visible_to(request.user).with_related())
     rows = [(sweep, sweep.progress()) for sweep in page]
     return render(request, "jobs/sweep_list.html", {"page": page, "rows": rows, "scope": scope})
 

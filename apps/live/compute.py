@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from apps.queues.quantity import format_amount, observed_units
+from apps.reports.compute.classes import workload_class
 from informer import objects as o
 from informer import workload as wl
 from informer.objects import condition
@@ -222,8 +223,15 @@ def flavors_by_pod_set(workload: dict) -> list[dict]:
     ]
 
 
-def workload_row(workload: dict, cq: str, position: int | None) -> dict:
+def workload_row(
+    workload: dict, cq: str, position: int | None, inference_tiers: frozenset[str] = frozenset()
+) -> dict:
     meta, spec = _meta(workload), workload.get("spec") or {}
+    kind = workload_class(
+        tier=o.priority_class(workload),
+        notebook=o.owner(workload)[0] == "StatefulSet",
+        inference_tiers=inference_tiers,
+    )
     state = workload_state(workload)
     waiting = wl.pending(workload) if state == PENDING else None
     return {
@@ -234,6 +242,7 @@ def workload_row(workload: dict, cq: str, position: int | None) -> dict:
         "local_queue": spec.get("queueName", ""),
         "cluster_queue": cq,
         "priority": spec.get("priority") or 0,
+        "class": kind,
         "state": state,
         "position": position if state == PENDING else None,
         "waiting_reason": waiting.message if waiting else "",
@@ -276,8 +285,11 @@ def queue_rows(
     local_queues: list[dict],
     workloads: list[dict],
     reported_positions: dict[str, dict[str, int] | None],
+    inference_tiers: frozenset[str] = frozenset(),
 ) -> list[dict]:
-    """Every ClusterQueue: quota per usable flavor × resource, counters and its workloads.
+    """Every ClusterQueue: quota per usable flavor × resource, counters and its workloads,
+    each with its class (interactive, inference, batch: ``inference_tiers`` says which
+    tiers are inference's).
 
     ``reported_positions`` maps a ClusterQueue to the visibility API's positions (None
     where that API did not answer). Finished workloads are left out.
@@ -296,7 +308,7 @@ def queue_rows(
         mine = by_cq.get(name, [])
         waiting = [w for w in mine if workload_state(w) == PENDING]
         where = positions(waiting, reported_positions.get(name))
-        listed = [workload_row(w, name, where.get(key(w))) for w in mine]
+        listed = [workload_row(w, name, where.get(key(w)), inference_tiers) for w in mine]
         rows.append(_queue_row(cq, [c for c in cells if c.queue == name], lent_now, listed))
     return rows
 

@@ -14,6 +14,7 @@ from django.utils.dateparse import parse_datetime
 from apps.live import charts, compute, domains, fetch, story
 from apps.live.recorded_preemptions import recorded_preemptions, recorded_workloads
 from apps.queues.models import ResourceFlavor, TeamNamespace
+from apps.reports.loading import inference_tiers
 from core.dates import iso_z
 from core.kube import KubeError
 from core.permissions import is_admin
@@ -48,7 +49,11 @@ def _all_rows(taken: fetch.Snapshot) -> list[dict]:
     stamp, rows = _computed.get(where, ("", []))
     if not taken.fetched_at or stamp != taken.fetched_at:
         rows = compute.queue_rows(
-            taken.cluster_queues, taken.local_queues, taken.workloads, taken.positions
+            taken.cluster_queues,
+            taken.local_queues,
+            taken.workloads,
+            taken.positions,
+            inference_tiers(),
         )
         rows = compute.with_local_namespaces(rows, taken.local_queues)
         rows = [

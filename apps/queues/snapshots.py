@@ -34,6 +34,7 @@ def queue_snapshot(queue) -> dict[str, Any]:
         "queueing_strategy": queue.queueing_strategy,
         "stop_policy": queue.stop_policy,
         "fair_between_users": queue.fair_between_users,
+        "production": queue.production,
         "preemption": {field: getattr(queue, field) for field in PREEMPTION_FIELDS},
         "quotas": [quota_snapshot(q) for q in queue.quotas.all()],
         "version": queue.version,

@@ -67,6 +67,7 @@ def validate_queue(proposal: dict[str, Any], catalog: PolicyCatalog) -> Findings
     _check_fair_between_users(proposal, findings)
     _check_preemption(proposal.get("preemption") or {}, findings)
     _check_quotas(proposal, catalog, findings)
+    _check_production(proposal, findings)
     return findings
 
 
@@ -138,6 +139,30 @@ def _check_fair_between_users(proposal: dict, findings: Findings) -> None:
             "only a team's queue can be fair between users (its members get LocalQueues of "
             "their own); a shared queue must keep it off, e.g. false",
         )
+
+
+def _check_production(proposal: dict, findings: Findings) -> None:
+    # Kueue preempts across ClusterQueues only to reclaim what a queue borrowed, and
+    # only lent quota can be borrowed: a production queue that does neither keeps its
+    # inference services safe from batch (docs/inference.md).
+    if not proposal.get("production") or not proposal.get("cohort"):
+        return
+    for index, quota in enumerate(proposal.get("quotas") or []):
+        for limit in ("borrowing_limit", "lending_limit"):
+            if _is_zero(quota.get(limit)):
+                continue
+            findings.add(
+                f"quotas[{index}].{limit}",
+                "must be 0 in a production queue (it never borrows from or lends to its "
+                "cohort, so batch cannot take its GPUs), e.g. 0",
+            )
+
+
+def _is_zero(value: Any) -> bool:
+    try:
+        return value not in (None, "") and parse_units(value) == 0
+    except QuantityError:
+        return False
 
 
 def _check_preemption(preemption: dict, findings: Findings) -> None:

@@ -21,8 +21,9 @@ from django.db import connection, transaction
 from django.db.models import TextField
 from django.db.models.functions import Cast
 
-from apps.queues.models import FlavorCapacity, QuotaEntry
+from apps.queues.models import FlavorCapacity, PriorityTier, QuotaEntry
 from apps.queues.quantity import parse_units
+from apps.reports.compute.classes import Lifetime
 from apps.reports.compute.records import Downtime, QueueQuota, UsageFact, WeekInput
 from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import HistoryGap, WorkloadRecord, WorkloadTransition, WorkloadUsage
@@ -59,7 +60,30 @@ def load_week(week: str, *, now: datetime | None = None, half_life_hours: float 
     data.capacity = capacity()
     data.usage = stored_usage(week)
     data.downtime = downtime(end)
+    data.inference_tiers = inference_tiers()
+    data.inference = inference_lifetimes(records, data.inference_tiers)
     return data
+
+
+def inference_tiers() -> frozenset[str]:
+    return frozenset(
+        PriorityTier.objects.filter(inference_only=True).values_list("name", flat=True)
+    )
+
+
+def inference_lifetimes(records, tiers: frozenset[str]) -> list[Lifetime]:
+    """The week's inference services (Workloads at an inference-only tier)."""
+    rows = records.filter(priority_class__in=tiers).values_list(
+        "uid", "team_slug", "owner_name", "name", "gpus", "created_at", "finished_at"
+    )
+    return [
+        Lifetime(uid, team, owner or name, gpus, created.timestamp(), _seconds(finished))
+        for uid, team, owner, name, gpus, created, finished in rows.order_by("uid")
+    ]
+
+
+def _seconds(at: datetime | None) -> float | None:
+    return None if at is None else at.timestamp()
 
 
 def downtime(end: datetime) -> list[Downtime]:

@@ -38,6 +38,7 @@ def scoped(report: dict, teams: set[str] | None) -> dict:
         ],
     }
     data["utilisation"] = keep(report["utilisation"])
+    data["inference"] = keep(report.get("inference", []))
     data["cost"] = {"teams": keep(report["cost"]["teams"]), "prices": report["cost"]["prices"]}
     return data
 

@@ -21,6 +21,7 @@ LOGINS = [
     DemoLogin("nils", "nils-demo-pass", "team lead of nlp"),
     DemoLogin("alice", "alice-demo-pass", "scientist in vision"),
     DemoLogin("bob", "bob-demo-pass", "scientist in nlp"),
+    DemoLogin("ines", "ines-demo-pass", "scientist in inference"),
 ]
 # What ``load_demo``/``seed_demo`` print when the database had users before the demo:
 # then there are no demo logins to show.

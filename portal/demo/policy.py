@@ -60,11 +60,13 @@ TOPOLOGY_LEVELS = {
     ]
 }
 TIERS = [
-    ("p0-critical", 1000, "Production inference and deadlines; may preempt lower tiers."),
-    ("p1-high", 500, "Interactive notebooks and urgent experiments."),
-    ("p2-standard", 100, "Normal training and fine-tuning."),
-    ("p3-best-effort", 10, "Sweeps and backfill; first to be preempted."),
+    ("p0-critical", 1000, "Production inference only (docs/inference.md).", True),
+    ("p1-high", 500, "Interactive notebooks and urgent experiments.", False),
+    ("p2-standard", 100, "Normal training and fine-tuning.", False),
+    ("p3-best-effort", 10, "Sweeps and backfill; first to be preempted.", False),
 ]
+# Its queues are production queues: they never borrow or lend (docs/inference.md).
+PRODUCTION_COHORT = "gpu-production"
 TEAMS = [
     (
         "vision",
@@ -101,6 +103,7 @@ MEMBERS = [
     ("nils", "nlp", TeamRole.LEAD),
     ("alice", "vision", TeamRole.SCIENTIST),
     ("bob", "nlp", TeamRole.SCIENTIST),
+    ("ines", "inference", TeamRole.SCIENTIST),
 ]
 
 
@@ -120,8 +123,14 @@ def load_demo() -> list[DemoLogin]:
     services.save_cohort(name="gpu-pool", actor=admin, description="Everything on the cluster")
     for child in ("gpu-research", "gpu-production"):
         services.save_cohort(name=child, parent="gpu-pool", actor=admin)
-    for name, value, description in TIERS:
-        services.save_priority_tier(name=name, value=value, description=description, actor=admin)
+    for name, value, description, inference_only in TIERS:
+        services.save_priority_tier(
+            name=name,
+            value=value,
+            description=description,
+            inference_only=inference_only,
+            actor=admin,
+        )
     for slug, title, cost_center, cohort, quotas in TEAMS:
         _team(admin, slug, title, cost_center, cohort, quotas)
     for username, slug, role in MEMBERS:
@@ -154,9 +163,11 @@ def _team(admin: User, slug: str, title: str, cost_center: str, cohort: str, quo
             namespaces=[f"team-{slug}"],
             actor=admin,
         )
+    production = cohort == PRODUCTION_COHORT
     queue = Queue.objects.filter(name=slug).first() or services.create_queue(
-        name=slug, team=team, actor=admin, reason="demo"
+        name=slug, team=team, actor=admin, reason="demo", production=production
     )
+    limit = "0" if production else None
     proposal = {
         "cohort": cohort,
         # One team's queue orders its members by recent usage, so the team page shows
@@ -173,8 +184,8 @@ def _team(admin: User, slug: str, title: str, cost_center: str, cohort: str, quo
                 "flavor": f,
                 "resource": r,
                 "nominal": n,
-                "borrowing_limit": None,
-                "lending_limit": None,
+                "borrowing_limit": limit,
+                "lending_limit": limit,
             }
             for f, r, n in quotas
         ],

@@ -69,9 +69,10 @@ def test_restarts_keep_every_user_change_and_write_nothing(settings):
     for seeded in (True, False):  # restarted twice: with the cluster, then without
         again = _start(seeded=seeded)
         assert "admin-demo-pass" not in again and "left as its users left it" in again
-        # The terminal shows them on every start all the same (five users and a heading).
+        # The terminal shows them on every start all the same (six users, ines of the
+        # inference team among them, and a heading).
         assert embedded.logins_to_show(again)[0] == "Logins (as the demo loaded them):"
-        assert len(embedded.logins_to_show(again)) == 6
+        assert len(embedded.logins_to_show(again)) == 7
         assert _vision() == changed["snapshot"]
         assert _vision()["fair_weight"] == "3" and _vision()["quotas"][0]["nominal"] == "20"
         assert Membership.objects.filter(user__username="carol", team__slug="vision").exists()

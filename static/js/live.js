@@ -39,16 +39,16 @@
   }
   function workloadTable(list, waiting) {
     if (!list.length) return el("p", {"class": "muted"}, [waiting ? "Nothing waiting." : "Nothing admitted."]);
-    var titles = waiting ? ["#", "Workload", "Priority", "Requests", "Why it waits"]
-                         : ["Workload", "State", "Priority", "Requests", "Flavors"];
+    var titles = waiting ? ["#", "Workload", "Class", "Priority", "Requests", "Why it waits"]
+                         : ["Workload", "Class", "State", "Priority", "Requests", "Flavors"];
     var head = el("tr", {}, titles.map(function (t) { return el("th", {}, [t]); }));
     var rows = list.map(function (w) {
       var flavors = w.flavors.map(function (p) {
         return p.pod_set + ": " + Object.keys(p.flavors).map(function (r) { return r + "→" + p.flavors[r]; }).join(", ");
       }).join("; ");
       var cells = waiting
-        ? [w.position === null ? "?" : String(w.position), workloadLink(w), String(w.priority), requests(w.requests), w.waiting_reason]
-        : [workloadLink(w), w.state, String(w.priority), requests(w.requests), flavors];
+        ? [w.position === null ? "?" : String(w.position), workloadLink(w), w["class"], String(w.priority), requests(w.requests), w.waiting_reason]
+        : [workloadLink(w), w["class"], w.state, String(w.priority), requests(w.requests), flavors];
       return el("tr", {"data-state": w.state}, cells.map(function (c) { return el("td", {}, [c]); }));
     });
     return el("table", {"class": waiting ? "live-waiting" : "live-admitted"}, [head].concat(rows));

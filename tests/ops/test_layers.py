@@ -75,13 +75,16 @@ PORTAL_WIRING = {
     "seeded cluster runs adopted, through the jobs' services",
     "portal/demo/sweeps.py": "the demo's sweep is submitted through the jobs' services, as "
     "alice would",
+    "portal/demo/inference.py": "the demo's inference service is requested through the jobs' "
+    "services, as ines would",
     "portal/oidc_backend.py": "single sign-on hands a login's groups to the membership service",
     "portal/http_errors.py": "a token client gets JSON errors on any path: it reads the "
     "Authorization schemes the API's authentication accepts",
     "portal/demo/management/commands/seed_demo.py": "the demo's first start reconciles the "
     "seeded policy and queues the informer",
     "portal/demo/management/commands/finish_demo_week.py": "the demo week's end adopts the "
-    "seeded notebooks, submits the demo sweep, syncs job status and builds the reports",
+    "seeded notebooks, submits the demo sweep and inference service, syncs job status and "
+    "builds the reports",
 }
 
 

@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from apps.accounts.services import issue_api_token
 from apps.jobs.services import JobRequest, NotebookRequest, Principal, request_notebook, submit_job
+from apps.jobs.services.inference import InferenceRequest, request_inference_service
 from apps.jobs.services.sweeps import SweepRequest, submit_sweep
 from apps.queues import services
 from apps.queues.models import AuditEntry
@@ -25,6 +26,7 @@ from apps.whatif.models import PolicySuggestion
 from apps.whatif.services import request_whatif
 from core.roles import TeamRole
 from testkit.factories import UserFactory, quota, set_policy
+from testkit.fixtures.inference import SERVING_IMAGE
 from testkit.notebooks import IMAGE
 from testkit.promdata import WEEK
 from tests.security.urls import url_names
@@ -46,6 +48,7 @@ SWEEP = {**JOB, "grid": {"seed": [1, 2, 3]}}
 NEVER_FITS = {**JOB, "pods": 64}  # more than vision or nlp could ever borrow
 LAUNCHER = {"user": "launcher-bot", "name": "hub2", "days": "30", "teams": ["vision"]}
 WHATIF = {"draft": {"vision": {"fair_weight": "2"}}}
+INFERENCE = {"flavor": "h100", "image": SERVING_IMAGE, "replicas": 2}
 
 # name → [(method, url template, body, statuses per role | ANON)]
 MATRIX: dict[str, list[tuple]] = {
@@ -412,6 +415,18 @@ MATRIX: dict[str, list[tuple]] = {
         ("get", "/api/v1/jobs/{peer_job}/", None, (U, 200, 404, 200, 200, 404)),
         ("delete", "/api/v1/jobs/{peer_job}/", None, (U, 403, 404, 204, 204, 404)),
     ],
+    # An inference service is team business like a job: {inf} is the scientist's,
+    # {peer_inf} a teammate's. Only vision has a production queue: nlp's lead gets 400.
+    "inference-service-list": [
+        ("get", "/api/v1/inference-services/", None, (U, 200, 200, 200, 200, 200)),
+        ("post", "/api/v1/inference-services/", INFERENCE, (U, 201, 400, 201, 403, 403)),
+    ],
+    "inference-service-detail": [
+        ("get", "/api/v1/inference-services/{inf}/", None, (U, 200, 404, 200, 200, 404)),
+        ("get", "/api/v1/inference-services/{peer_inf}/", None, (U, 200, 404, 200, 200, 404)),
+        ("delete", "/api/v1/inference-services/{inf}/", None, (U, 204, 404, 204, 204, 404)),
+        ("delete", "/api/v1/inference-services/{peer_inf}/", None, (U, 403, 404, 204, 204, 404)),
+    ],
     # A sweep is seen and cancelled like its trials (jobs): {sweep} is the scientist's,
     # {peer_sweep} a teammate's.
     "sweep-list": [
@@ -490,6 +505,16 @@ MATRIX: dict[str, list[tuple]] = {
     "jobs:sweep-retry": [
         ("post", "/sweeps/{sweep}/retry/", {}, (L, 302, 404, 302, 302, T)),
         ("post", "/sweeps/{peer_sweep}/retry/", {}, (L, 403, 404, 302, 302, T)),
+    ],
+    "jobs:inference-services": [("get", "/inference/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:inference-new": [("get", "/inference/new/", None, (L, 200, 200, 200, 200, T))],
+    "jobs:inference": [
+        ("get", "/inference/{inf}/", None, (L, 200, 404, 200, 200, T)),
+        ("get", "/inference/{peer_inf}/", None, (L, 200, 404, 200, 200, T)),
+    ],
+    "jobs:inference-stop": [
+        ("post", "/inference/{inf}/stop/", {}, (L, 302, 404, 302, 302, T)),
+        ("post", "/inference/{peer_inf}/stop/", {}, (L, 403, 404, 302, 302, T)),
     ],
     "jobs:job-cancel": [
         ("post", "/jobs/{job}/cancel/", {}, (L, 302, 404, 302, 302, T)),
@@ -591,6 +616,7 @@ def test_every_url_pattern_has_an_expectation():
 def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, settings, request):
     request.getfixturevalue("pool")  # the jobs app's fixtures, imported above
     request.getfixturevalue("template")
+    request.getfixturevalue("production_queue")
     settings.METRICS_TOKEN = "metrics-only-token"
     settings.PROMETHEUS_URL = settings.OPENCOST_URL = ""
     closed = set_policy(queue, lead, quotas=[quota("h100", "33")]).change_request
@@ -635,6 +661,9 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         ),
         actor=Principal(peer),
     ).record
+    serving = InferenceRequest(flavor="h100", image=SERVING_IMAGE)
+    inference = request_inference_service(scientist, serving, actor=mine).record
+    peer_inference = request_inference_service(peer, serving, actor=Principal(peer)).record
     report = build_weekly_report(WEEK)
     run = request_whatif({"vision": {"fair_weight": "2"}}, actor=lead)
     suggestion = _offered_suggestion(queue)
@@ -653,6 +682,8 @@ def world(queue, other_queue, lead, scientist, other_lead, admin, envelope, sett
         "peer_job_audit": _audit_of(peer_job).pk,
         "sweep": sweep.pk,
         "peer_sweep": peer_sweep.pk,
+        "inf": inference.pk,
+        "peer_inf": peer_inference.pk,
         "week": report.week,
         "run": run.pk,
         "sugg": suggestion.pk,
@@ -679,6 +710,8 @@ def target_url(url: str, world: dict) -> str:
         peer_job_audit=world["peer_job_audit"],
         sweep=world["sweep"],
         peer_sweep=world["peer_sweep"],
+        inf=world["inf"],
+        peer_inf=world["peer_inf"],
         week=world["week"],
         run=world["run"],
         sugg=world["sugg"],

@@ -19,6 +19,7 @@ from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from testkit.fixtures.inference import SERVING_IMAGE
 from testkit.notebooks import IMAGE
 from tests.security.test_authorization_matrix import (  # noqa: F401 (world is a fixture)
     ADMIN_POST,
@@ -126,6 +127,21 @@ FORMS: dict[str, tuple[str, tuple[str, ...], dict, tuple[int, ...]]] = {
         (302,),
     ),
     "jobs:job-new": ("/jobs/new/", ("scientist", "lead"), JOB_FORM, (302,)),
+    "jobs:inference-new": (
+        "/inference/new/",
+        ("scientist", "lead"),
+        {
+            "image": SERVING_IMAGE,
+            "flavor": "h100",
+            "replicas": "1",
+            "gpus_per_replica": "1",
+            "command": "serve",
+            "team": "vision",
+            "display_name": "fuzz",
+        },
+        (302,),
+    ),
+    "jobs:inference-stop": ("/inference/{inf}/stop/", ("scientist", "lead"), {}, (302,)),
     "jobs:job-cancel": ("/jobs/{job}/cancel/", ("scientist", "lead"), {}, (302,)),
     "jobs:sweep-new": ("/sweeps/new/", ("scientist", "lead"), SWEEP_FORM, (302,)),
     "jobs:sweep-cancel": ("/sweeps/{sweep}/cancel/", ("scientist", "lead"), {}, (302,)),

@@ -1,4 +1,4 @@
-from apps.jobs.api import views
+from apps.jobs.api import inference_endpoints, views
 from core.api_router import ApiRouter
 
 # No root view: /api/v1/ is the queues router's (portal/urls.py puts this one first).
@@ -9,5 +9,8 @@ router.register("jobs", views.JobViewSet, basename="job")
 router.register("quotes", views.QuoteViewSet, basename="quote")
 router.register("sweeps", views.SweepViewSet, basename="sweep")
 router.register("sweep-limits", views.SweepLimitViewSet, basename="sweep-limit")
+router.register(
+    "inference-services", inference_endpoints.InferenceServiceViewSet, basename="inference-service"
+)
 
 urlpatterns = router.urls

@@ -29,6 +29,8 @@ notebook_to_tear_down = Signal()
 job_to_submit = Signal()
 job_to_tear_down = Signal()
 sweep_to_release = Signal()  # a trial of the sweep ended: its next trials may be released
+inference_to_create = Signal()
+inference_to_tear_down = Signal()
 
 
 def after_commit(signal: Signal, object_id: int) -> None:

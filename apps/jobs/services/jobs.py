@@ -81,7 +81,7 @@ def _queue(team, name: str) -> Queue:
     return queue
 
 
-def _gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
+def queue_gpu_resource(queue: Queue, flavor: str) -> tuple[str, list[str]]:
     """The GPU resource the queue has quota for on ``flavor``, and every covered resource."""
     covered = sorted({q.resource for q in queue.quotas.all()})
     gpu = [
@@ -120,8 +120,9 @@ def submittable_flavors(user) -> dict[str, list[str]]:
 
 
 def allowed_tiers(user, team) -> list[PriorityTier]:
-    """Tiers ``user`` may submit at in ``team``: up to their role's limit; admins any."""
-    tiers = list(PriorityTier.objects.order_by("value"))
+    """Tiers ``user`` may submit batch at in ``team``: up to their role's limit; admins
+    any but the tiers reserved for inference services."""
+    tiers = list(PriorityTier.objects.filter(inference_only=False).order_by("value"))
     if permissions.is_admin(user) or not tiers:
         return tiers
     role = LimitedRole.LEAD if permissions.is_lead_of(user, team) else LimitedRole.SCIENTIST
@@ -138,6 +139,14 @@ def _tier(user, team, name: str) -> PriorityTier:
         return allowed[0]
     tier = next((t for t in allowed if t.name == name), None)
     if tier is None:
+        if PriorityTier.objects.filter(name=name, inference_only=True).exists():
+            lower = f", e.g. {allowed[-1].name}" if allowed else ""
+            raise RuleBroken(
+                f"tier {name!r} is reserved for inference services; a batch job takes a "
+                f"lower tier{lower}",
+                code="invalid",
+                field="priority_tier",
+            )
         if PriorityTier.objects.filter(name=name).exists():
             raise NotAllowed(
                 f"you may not submit at tier {name!r}",
@@ -286,7 +295,7 @@ def build_job(user, spec: JobRequest, *, actor: Principal, now: datetime) -> Bat
     _check_shape(spec, template)
     image = _image(spec, template)
     queue = _queue(team, spec.queue)
-    gpu_resource, covered = _gpu_resource(queue, spec.flavor)
+    gpu_resource, covered = queue_gpu_resource(queue, spec.flavor)
     _check_ever_fits(spec, queue, gpu_resource)
     tier = _tier(user, team, spec.priority_tier)
     flavor = next(q.flavor for q in queue.quotas.all() if q.flavor.name == spec.flavor)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.forms.models import model_to_dict
 
-from apps.jobs.models import PoolFlavor
+from apps.jobs.models import InteractivePool, PoolFlavor, RoleTierLimit
 from apps.queues import signals
 from apps.queues.capacity import load_capacity, load_holders
 from apps.queues.quantity import format_units
@@ -27,11 +27,27 @@ def save_setting(obj, *, actor, created: bool) -> None:
         raise NotAllowed("only platform admins configure notebooks and jobs")
     if isinstance(obj, PoolFlavor) and (problem := pool_capacity_error(obj)):
         raise InvalidInput.single("gpus", problem)
+    if problem := inference_tier_error(obj):
+        raise InvalidInput.single(*problem)
     obj.save()
     after = {k: str(v) for k, v in model_to_dict(obj).items()}
     action = AuditAction.CREATE if created else AuditAction.UPDATE
     record_audit(actor=actor, action=action, obj=obj, after=after)
     signals.policy_changed()
+
+
+def inference_tier_error(obj) -> tuple[str, str] | None:
+    """(field, why) when the pool's notebooks or a role's batch jobs would get a tier that
+    only inference services may use (docs/inference.md)."""
+    fields = {InteractivePool: "priority_tier", RoleTierLimit: "max_tier"}
+    field = next((f for kind, f in fields.items() if isinstance(obj, kind)), None)
+    tier = getattr(obj, field, None) if field else None
+    if tier is None or not tier.inference_only:
+        return None
+    return field, (
+        f"tier {tier.name!r} is reserved for inference services; pick a tier that is not "
+        "inference-only, e.g. p1-high"
+    )
 
 
 def pool_capacity_error(entry: PoolFlavor) -> str | None:

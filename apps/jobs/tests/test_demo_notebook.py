@@ -69,3 +69,35 @@ def test_the_demo_sweep_is_submitted_once_and_released_two_at_a_time(demo_cluste
     }
     assert submit_demo_sweep().pk == sweep.pk  # the launcher runs it again on a resumed start
     assert (Sweep.objects.count(), BatchJob.objects.count()) == (1, 2)
+
+
+def test_the_demo_inference_service_is_requested_once_and_serves(demo_cluster):
+    from apps.jobs.choices import InferenceState
+    from apps.jobs.inference_sync import create_inference
+    from apps.jobs.models import InferenceService
+    from portal.demo.inference import request_demo_inference
+
+    service = request_demo_inference()
+    # ines's model server: 2 replicas × 1 h100 GPU in team inference's production queue.
+    assert (service.owner.username, service.team.slug, service.queue.name) == (
+        "ines",
+        "inference",
+        "inference",
+    )
+    assert (service.replicas, service.total_gpus, service.priority_tier.name) == (
+        2,
+        2,
+        "p0-critical",
+    )
+    assert request_demo_inference().pk == service.pk  # safe on a resumed start
+    with KubeClient() as client:
+        assert create_inference(client, service.pk) == "created"
+
+    def serving():
+        with KubeClient() as client:
+            cluster_sync.sync_status(client, now=timezone.now())
+        service.refresh_from_db()
+        return service.state == InferenceState.SERVING or None
+
+    wait_until(serving, timeout=120, interval=0.3)
+    assert InferenceService.objects.count() == 1

@@ -145,6 +145,9 @@ class PriorityTier(models.Model):
     name = models.CharField(max_length=63, unique=True)
     value = models.IntegerField()
     description = models.CharField(max_length=2048, blank=True)
+    # Production inference's tier (docs/inference.md): only inference services may use
+    # it, so no batch job or notebook ever outranks or shares it.
+    inference_only = models.BooleanField(default=False)
 
     objects = SignedInQuerySet.as_manager()
 
@@ -190,6 +193,9 @@ class Queue(models.Model):
     # Kueue's AdmissionFairSharing between the team's members: each gets a LocalQueue
     # of their own, ordered by recent usage (docs/fair-sharing-between-users.md).
     fair_between_users = models.BooleanField(default=False)
+    # A production queue (docs/inference.md) never borrows and never lends: batch
+    # queues can neither use its quota nor reclaim from it. Set when the queue is created.
+    production = models.BooleanField(default=False)
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -351,7 +351,11 @@ def _cohort_dict(cohort: Cohort) -> dict:
 
 
 @transaction.atomic
-def save_priority_tier(*, name: str, value: int, actor, description: str = "") -> PriorityTier:
+def save_priority_tier(
+    *, name: str, value: int, actor, description: str = "", inference_only: bool | None = None
+) -> PriorityTier:
+    """Create or change a tier; an ``inference_only`` one is for inference services alone
+    (None keeps what the tier has, so the catalog form cannot clear it unawares)."""
     _require_admin(actor)
     errors = _Errors()
     _check(errors, "name", dns_label_error(name))
@@ -364,6 +368,8 @@ def save_priority_tier(*, name: str, value: int, actor, description: str = "") -
     before = model_to_dict(tier, exclude=["id"]) if tier else None
     tier = tier or PriorityTier(name=name)
     tier.value, tier.description = value, description
+    if inference_only is not None:
+        tier.inference_only = inference_only
     tier.save()
     _audit_if_changed(actor, tier, before, model_to_dict(tier, exclude=["id"]))
     return tier

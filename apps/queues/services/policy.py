@@ -110,6 +110,8 @@ def normalize_proposal(current: dict[str, Any], proposal: dict[str, Any]) -> dic
     preemption = {**current["preemption"], **(proposal.get("preemption") or {})}
     merged = {**current, **proposal, "preemption": preemption}
     merged.update(name=current["name"], team=current["team"], version=current["version"])
+    # Whether a queue is production is decided when it is created, not by a policy edit.
+    merged["production"] = current.get("production", False)
     merged["quotas"] = [_normalize_quota(q) for q in merged.get("quotas") or []]
     return merged
 
@@ -344,9 +346,17 @@ def _write_quotas(queue: Queue, quotas: list[dict]) -> None:
 
 @transaction.atomic
 def create_queue(
-    *, name: str, actor, team: Team | None = None, reason: str = "", description: str = ""
+    *,
+    name: str,
+    actor,
+    team: Team | None = None,
+    reason: str = "",
+    description: str = "",
+    production: bool = False,
 ) -> Queue:
-    """Create an empty queue (admin only); quotas are then set with save_queue_policy."""
+    """Create an empty queue (admin only); quotas are then set with save_queue_policy.
+
+    A ``production`` queue never borrows or lends (``validation``, docs/inference.md)."""
     if not permissions.can_manage_catalog(actor):
         raise NotAllowed("only platform admins create queues")
     findings = validate_queue(_empty_proposal(name), load_catalog(excluding_queue=None))
@@ -354,7 +364,9 @@ def create_queue(
         raise InvalidInput(problems)
     if Queue.objects.filter(name=name).exists():
         raise InvalidInput.single("name", f"a queue named {name!r} already exists")
-    queue = Queue.objects.create(name=name, team=team, description=description)
+    queue = Queue.objects.create(
+        name=name, team=team, description=description, production=production
+    )
     after = queue_snapshot(Queue.objects.with_policy().get(pk=queue.pk))
     record_audit(
         actor=actor,

@@ -135,6 +135,10 @@ class WeekInput:
     owners: dict[str, tuple[str, str]] = field(default_factory=dict)
     other_costs: dict[str, float] = field(default_factory=dict)
     placement: Placement | None = None  # None: kube-state-metrics not available
+    # The tiers only inference services may use, and those services' lifetimes
+    # (``compute.classes``).
+    inference_tiers: frozenset[str] = frozenset()
+    inference: list = field(default_factory=list)
     half_life_hours: float = 168.0
     now: float | None = None
 

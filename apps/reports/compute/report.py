@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from apps.reports.compute import cost, fairness, fragmentation, preemption, utilisation, waits
+from apps.reports.compute import (
+    classes,
+    cost,
+    fairness,
+    fragmentation,
+    preemption,
+    utilisation,
+    waits,
+)
 from apps.reports.compute.records import WeekInput, run_gpu_hours
 
 MAX_EVENTS = 500
@@ -25,6 +33,8 @@ def build(week: WeekInput, gaps: list[dict] | None = None) -> dict:
             "pairs": preemption.who_preempted_whom(losses),
         },
         "utilisation": usage,
+        "classes": classes.class_gpu_hours(week.runs, run_hours, week.inference_tiers),
+        "inference": classes.inference_rows(week, week.inference),
         "cost": {"teams": cost.team_rows(week, usage, run_hours), "prices": cost.price_rows(week)},
         "fragmentation": fragmentation.summary(week),
         "gaps": list(gaps or []),

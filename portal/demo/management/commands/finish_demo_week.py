@@ -4,7 +4,8 @@
 the demo week behind it; the history recorder watches the week as it happens. When the
 week is done the launcher runs this: wait until the recorder has stored the last of it,
 record the notebook the seeded cluster runs for alice (left idle: the idle-culling task
-culls it a few minutes later), submit alice's demo sweep (once), sync job status once,
+culls it a few minutes later), submit alice's demo sweep and ines's inference service
+(once each), create the service's objects, sync job status once,
 and build the weekly report
 snapshots for the weeks the history covers. It changes nothing a user did. A cluster that
 does not answer for a while (a timeout, a refused connection, a 5xx) is waited out with a
@@ -20,11 +21,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from apps.jobs.cluster_sync import sync_status
+from apps.jobs.inference_sync import create_inference
 from apps.reports.catchup import wait_for_history
 from apps.reports.compute.weeks import week_of
 from apps.reports.services.snapshots import build_weekly_report
 from core.kube import KubeClient, KubeError
 from core.retrying import report_to, retry_transient
+from portal.demo.inference import request_demo_inference
 from portal.demo.notebooks import adopt_seeded_notebooks
 from portal.demo.sweeps import submit_demo_sweep
 
@@ -70,6 +73,13 @@ class Command(BaseCommand):
             sweep = submit_demo_sweep()
             self.stdout.write(
                 f"demo sweep: {sweep.trial_count} trials" if sweep else "no demo sweep"
+            )
+            service = request_demo_inference()
+            if service is not None:
+                # Created here too: the command may run before the worker takes the task.
+                create_inference(client, service.pk)
+            self.stdout.write(
+                f"demo inference service: {service.name}" if service else "no demo service"
             )
             self.stdout.write(f"status synced: {sync_status(client, now=timezone.now())}")
 
