@@ -1,20 +1,22 @@
 """A quote's start estimate for a job that would wait, worked out by hand.
 
-On the simulated cluster over HTTP: vision's queue has 8 h100 GPUs of its own and
-nobody lends; one 8-GPU job holds them all, and the quoted 8-GPU job waits behind it.
+On the simulated cluster over HTTP: vision's queue has 8 h100 GPUs of its own; one 8-GPU
+job holds them all, and the quoted 8-GPU job waits behind it. The jobs a test records
+are submitted just now, so the portal's history is minutes old and the arrival rates are
+counted over the shortest span (10 minutes) unless the test records older work.
 """
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from apps.jobs import cluster_sync
-from apps.jobs.arrival_history import Arrivals
+from apps.jobs.arrival_history import Arrivals, counted_span
 from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times, in_reported_order
 from apps.jobs.models import JobTemplate
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.jobs.services.pool import save_setting
-from apps.jobs.tests.kit import record_runs
+from apps.jobs.tests.kit import record_runs, recording_since
 from apps.queues.reconcile.run import reconcile
 from core.kube import KubeClient
 from informer import objects as o
@@ -53,6 +55,18 @@ def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def quote_behind_a_running_job(user, **run) -> tuple[dict, datetime]:
+    """The quote of EIGHT once one 8-GPU job holds the queue; that job's reservation."""
+    started = reserved_at(run_one(user, **run))
+    return api_as(user).post("/api/v1/quotes/", EIGHT, format="json").json(), started
+
+
+def add_short_eval(admin) -> None:
+    """A second template, for arrivals of another shape and tier."""
+    eval_template = JobTemplate(name="short-eval", image="registry.example.com/ml/eval:1")
+    save_setting(eval_template, actor=admin, created=True)
+
+
 @pytest.fixture
 def full_queue(sim, scientist, queue, template, admin):
     set_policy(queue, admin, quotas=[quota("h100", "8")])
@@ -78,11 +92,14 @@ def test_a_job_behind_a_running_one_starts_when_its_recorded_run_time_ends(full_
         "p50": iso(started + timedelta(seconds=1500 + 1)),
         "p90": iso(started + timedelta(seconds=2100 + 1)),
     }
-    # The five pytorch-train jobs were submitted just now, as p3-low like the quoted job:
-    # 5 ÷ 168 h = 0.0298 an hour, one every 33.6 h, long after the quoted job starts.
+    # The five pytorch-train jobs were submitted just now, as p3-low like the quoted job,
+    # and the portal has no older job: 5 in the shortest span, 10 min, is 30 an hour, one
+    # every 2 min; 30 × 336 h would be 10,080, so the first 400 only, to 400 ÷ 30 = 13.3 h.
+    # They arrive after the quoted job at the same priority, so they queue behind it.
     assert body["estimate_note"] == (
-        "from the recorded run times of the running and queued workloads; "
-        "with arrivals at the last 7 days' rate: 0.0298 an hour of p3-low"
+        "from the recorded run times of the running and queued workloads; with arrivals "
+        "at the rate of the last 10 minutes (the shortest span counted): 30 an hour of "
+        "p3-low (the first 400 only, to 13 h from now)"
     )
     assert f"estimated start {iso(started + timedelta(seconds=1501))} (p50)" in body["summary"]
 
@@ -90,17 +107,15 @@ def test_a_job_behind_a_running_one_starts_when_its_recorded_run_time_ends(full_
 def test_higher_priority_arrivals_at_the_recent_rate_go_first(
     full_queue, scientist, template, admin
 ):
-    eval_template = JobTemplate(name="short-eval", image="registry.example.com/ml/eval:1")
-    save_setting(eval_template, actor=admin, created=True)
+    add_short_eval(admin)
+    # The portal's first job was 30 days ago: the rates are over the full 7 days.
+    recording_since(scientist, days=30)
     # pytorch-train runs 10 h (two recorded runs of 600 min: p50 = p90 = 10 h).
     record_runs(scientist, [600, 600])
     # 28 p2-standard short-eval jobs this week, each ran 1 h: 28 ÷ 168 h = 1/6 an hour,
     # so one arrives every 6 h from now, runs 1 h, and outranks the p3-low quoted job.
     record_runs(scientist, [60] * 28, template="short-eval", priority_tier="p2-standard")
-    running = run_one(scientist, max_runtime_minutes=720)
-    started = reserved_at(running)
-
-    body = api_as(scientist).post("/api/v1/quotes/", EIGHT, format="json").json()
+    body, started = quote_behind_a_running_job(scientist, max_runtime_minutes=720)
 
     # The running job ends 36,000 s after its reservation; the arrival of now + 6 h has
     # waited since and goes first 1 s later (higher priority), runs 3,600 s, and the quoted
@@ -114,6 +129,50 @@ def test_higher_priority_arrivals_at_the_recent_rate_go_first(
     assert body["estimate_note"] == (
         "from the recorded run times of the running and queued workloads; with arrivals at "
         "the last 7 days' rate: 0.167 an hour of p2-standard, 0.0179 an hour of p3-low"
+    )
+
+
+def test_in_a_young_portal_arrivals_come_at_the_rate_of_its_short_history(
+    full_queue, scientist, template, admin
+):
+    add_short_eval(admin)
+    # Every job was submitted just now: the portal's history is minutes old. pytorch-train
+    # runs 15 min (two runs of 15: p50 = p90 = 900 s); one p2-standard short-eval job ran
+    # 4 min (240 s). Over the shortest span, 10 min, that one is 6 an hour: one every
+    # 600 s. Over 7 days it would be 1 ÷ 168 h, the first one a week away.
+    record_runs(scientist, [15, 15])
+    record_runs(scientist, [4], template="short-eval", priority_tier="p2-standard")
+    body, started = quote_behind_a_running_job(scientist)
+
+    # The running job ends 900 s after its reservation; the arrival of now + 600 s has
+    # waited since and goes first 1 s later (higher priority), runs 240 s, and the quoted
+    # job takes the 8 GPUs 1 s after it ends: 900 + 1 + 240 + 1 = 1,142 s, before the
+    # next arrival at now + 1,200 s. At the 7 days' rate it would be 901 s.
+    assert body["verdict"] == "later"
+    start = iso(started + timedelta(seconds=1_142))
+    assert body["estimated_start"] == {"p50": start, "p90": start}
+    # p2-standard: 1 in 10 min = 6 an hour, 2,016 in 336 h: the first 400, to 66.7 h.
+    # p3-low (two recorded runs and the running job): 3 in 10 min = 18 an hour, to 22.2 h.
+    assert body["estimate_note"] == (
+        "from the recorded run times of the running and queued workloads; with arrivals "
+        "at the rate of the last 10 minutes (the shortest span counted): 6 an hour of "
+        "p2-standard (the first 400 only, to 67 h from now), 18 an hour of p3-low (the "
+        "first 400 only, to 22 h from now)"
+    )
+
+
+def test_the_rate_is_over_the_portals_history_when_shorter_than_7_days():
+    now = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
+    # First job 2 h ago: 2 h. 30 days ago: the 7 days. 1 min ago: the 10-minute floor.
+    # No job at all: the 7 days (nothing is counted anyway).
+    assert counted_span(now - timedelta(hours=2), now=now) == timedelta(hours=2)
+    assert counted_span(now - timedelta(days=30), now=now) == timedelta(days=7)
+    assert counted_span(now - timedelta(minutes=1), now=now) == timedelta(minutes=10)
+    assert counted_span(None, now=now) == timedelta(days=7)
+    # 2 h 30 min of history, in the note.
+    arrivals = Arrivals((), (("p3-low", 0.8),), (), timedelta(hours=2.5))
+    assert arrivals.note == (
+        "with arrivals at the rate of the 2.5 h since the portal's first job: 0.8 an hour of p3-low"
     )
 
 
