@@ -1,7 +1,10 @@
-"""Work expected to arrive in a quoted job's queue, from the recent rate of submissions.
+"""Work expected to arrive in a quoted job's cohort, from the recent rate of submissions.
 
-Every batch job submitted to the job's queue in the last ``RECENT``, at the job's
-priority or higher, counts; per priority tier, the rate is their number ÷ the span they were counted over (``counted_span``),
+Every batch job submitted in the last ``RECENT`` counts, to the job's own queue at the
+job's priority or higher (lower ones queue behind it), and to every other queue of its
+cohort tree (the same root cohort) at any priority: those use their own quota first,
+which is what the job would borrow, whatever their priority. Per queue and priority
+tier, the rate is their number ÷ the span they were counted over (``counted_span``),
 their shape the median GPUs per pod and pods (template, flavor and namespace of the
 newest one), and their run time the recorded runs of that template and team
 (``run_history``), as for the workloads already there. A stream without recorded runs
@@ -16,12 +19,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import Min
+from django.db.models import Min, Q
 
 from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, ArrivalStream
 from apps.jobs.manifests import job_manifest
 from apps.jobs.models import BatchJob
 from apps.jobs.run_history import expected_run, recorded_runs
+from apps.queues.models import Cohort, Queue
 from core.stats import percentile
 
 RECENT = timedelta(days=7)
@@ -37,8 +41,8 @@ MIN_SPAN = timedelta(minutes=10)
 @dataclass(frozen=True)
 class Arrivals:
     streams: tuple[ArrivalStream, ...]
-    rates: tuple[tuple[str, float], ...]  # (tier, per hour) of the streams
-    without_runs: tuple[str, ...]  # tiers submitted lately whose runs are not recorded
+    rates: tuple[tuple[str, float], ...]  # (tier, or "tier in queue q", per hour)
+    without_runs: tuple[str, ...]  # the same names, submitted lately, runs not recorded
     span: timedelta = RECENT  # what the rates were counted over
 
     @property
@@ -79,26 +83,44 @@ def counted_span(first_job: datetime | None, *, now: datetime) -> timedelta:
     return min(RECENT, max(MIN_SPAN, now - first_job))
 
 
+def cohort_mates(queue: Queue) -> list[int]:
+    """Ids of the other queues of ``queue``'s cohort tree (the same root cohort)."""
+    if queue.cohort_id is None:
+        return []
+    parent_of = dict(Cohort.objects.values_list("pk", "parent_id"))
+
+    def root(cohort: int) -> int:
+        seen = set()
+        while parent_of.get(cohort) and cohort not in seen:
+            seen.add(cohort)
+            cohort = parent_of[cohort]
+        return cohort
+
+    top = root(queue.cohort_id)
+    tree = [pk for pk in parent_of if root(pk) == top]
+    return list(
+        Queue.objects.filter(cohort_id__in=tree).exclude(pk=queue.pk).values_list("pk", flat=True)
+    )
+
+
 def expected_arrivals(job: BatchJob, *, now: datetime, checkpoint_claim: str) -> Arrivals:
     first = BatchJob.objects.aggregate(first=Min("created_at"))["first"]
     span = counted_span(first, now=now)
+    competing = Q(queue=job.queue, priority_tier__value__gte=job.priority_tier.value) | Q(
+        queue_id__in=cohort_mates(job.queue)
+    )
     recent = (
-        BatchJob.objects.filter(
-            queue=job.queue,
-            created_at__gt=now - span,
-            created_at__lte=now,
-            priority_tier__value__gte=job.priority_tier.value,
-        )
+        BatchJob.objects.filter(competing, created_at__gt=now - span, created_at__lte=now)
         .select_related("team", "owner", "queue", "priority_tier", "flavor")
         .order_by("created_at", "pk")
     )
     by_stream: dict[str, list[BatchJob]] = defaultdict(list)
     for row in recent:
-        by_stream[row.priority_tier.name].append(row)
+        by_stream[_stream_name(row, job)].append(row)
     runs = recorded_runs({(g[-1].template_id, g[-1].team_id) for g in by_stream.values()}, now=now)
     streams, rates, without = [], [], []
     hours = span.total_seconds() / 3600
-    for name, rows in sorted(by_stream.items()):
+    for name, rows in sorted(by_stream.items(), key=lambda item: (" in " in item[0], item[0])):
         newest = rows[-1]
         shape = _median_shape(newest, rows)
         run = expected_run(
@@ -111,6 +133,13 @@ def expected_arrivals(job: BatchJob, *, now: datetime, checkpoint_claim: str) ->
         streams.append(ArrivalStream(manifest, len(rows) / hours, run))
         rates.append((name, len(rows) / hours))
     return Arrivals(tuple(streams), tuple(rates), tuple(without), span)
+
+
+def _stream_name(row: BatchJob, job: BatchJob) -> str:
+    """The tier for the job's own queue; "tier in queue q" for another of its cohort."""
+    if row.queue_id == job.queue_id:
+        return row.priority_tier.name
+    return f"{row.priority_tier.name} in queue {row.queue.name}"
 
 
 def _median_shape(newest: BatchJob, rows: list[BatchJob]) -> BatchJob:

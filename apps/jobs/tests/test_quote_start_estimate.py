@@ -46,6 +46,26 @@ def run_one(user, *, max_runtime_minutes: int = 60, count: int = 1) -> dict:
     return wait_until(reserved, 30, 0.2)
 
 
+def run_team_job(user, *, pods: int = 1, count: int = 1) -> dict:
+    """One more 8-GPU-per-pod job of ``user``'s team created in the cluster; its Workload
+    once Kueue has reserved quota for ``count`` Workloads in all."""
+    spec = JobRequest(**EIGHT, pods=pods, sim_duration_seconds=3600)
+    job, _ = submit_job(user, spec, actor=Principal(user))
+    with KubeClient() as client:
+        assert cluster_sync.create_job(client, job.pk) == "created"
+
+    def reserved():
+        found = [w for w in live_workloads() if o.is_reserved(w)]
+        return len(found) == count and next(w for w in found if o.owner(w)[1] == job.name)
+
+    return wait_until(reserved, 30, 0.2)
+
+
+def live_workloads() -> list[dict]:
+    with KubeClient() as client:
+        return list(client.list(workload_ref()))
+
+
 def reserved_at(workload: dict) -> datetime:
     stamp = o.condition(workload, "QuotaReserved")["lastTransitionTime"]
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
@@ -176,6 +196,33 @@ def test_the_rate_is_over_the_portals_history_when_shorter_than_7_days():
     )
 
 
+def test_arrivals_to_another_queue_of_the_cohort_take_back_what_it_would_lend(
+    full_queue, scientist, other_queue, other_lead
+):
+    # vision holds 8 h100 of its own and may borrow; nlp has 16 of its own and lends them.
+    reconcile(trigger="manual")  # nlp's queue too
+    # Runs recorded: vision's pytorch-train 60 min (3,600 s), nlp's 30 min (1,800 s).
+    record_runs(scientist, [60])
+    record_runs(other_lead, [30], pods=2)
+    nlp_job = run_team_job(other_lead, pods=2, count=1)  # nlp's 16
+    vision_job = run_team_job(scientist, count=2)  # vision's own 8
+    nlp_started, vision_started = reserved_at(nlp_job), reserved_at(vision_job)
+
+    body = api_as(scientist).post("/api/v1/quotes/", EIGHT, format="json").json()
+
+    # Without nlp's arrivals the quoted job would borrow 8 of nlp's 16 once nlp's job ends,
+    # 1,800 + 1 s after its reservation. But nlp submitted 2 jobs of 16 GPUs in the last
+    # 10 min: 12 an hour, one every 300 s, each running 1,800 s; the one waiting when nlp's
+    # job ends takes nlp's own quota first (a workload within its nominal quota goes
+    # before one that borrows), and the next ones keep nlp full. The quoted job starts
+    # with vision's own 8 when vision's job ends: 3,600 + 1 s after its reservation.
+    assert nlp_started <= vision_started
+    assert body["verdict"] == "later"
+    start = iso(vision_started + timedelta(seconds=3_601))
+    assert body["estimated_start"] == {"p50": start, "p90": start}
+    assert "12 an hour of p3-low in queue nlp" in body["estimate_note"]
+
+
 def test_without_recorded_runs_there_is_no_start_and_the_note_says_why(full_queue, scientist):
     running = run_one(scientist)
     body = api_as(scientist).post("/api/v1/quotes/", EIGHT, format="json").json()
@@ -200,8 +247,11 @@ def test_another_teams_workloads_without_history_are_counted_not_named(
     body = api_as(other_lead).post("/api/v1/quotes/", EIGHT, format="json").json()
     assert body["verdict"] == "later"
     assert body["estimated_start"] is None
+    # vision's three p3-low jobs are arrivals to another queue of nlp's cohort, not
+    # simulated without a recorded run time.
     assert body["estimate_note"] == (
-        "no recorded run time of 3 workloads of other teams, which the model then keeps running"
+        "no recorded run time of 3 workloads of other teams, which the model then keeps "
+        "running; no arrivals of p3-low in queue vision simulated: no recorded run time"
     )
     assert "team-vision" not in str(body)
     assert o.key(running) not in str(body)
