@@ -6,13 +6,20 @@ are submitted just now, so the portal's history is minutes old and the arrival r
 counted over the shortest span (10 minutes) unless the test records older work.
 """
 
+import math
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from apps.jobs import cluster_sync
 from apps.jobs.arrival_history import Arrivals, counted_span
-from apps.jobs.eta import HORIZON_MS, MAX_ARRIVALS, arrival_times, in_reported_order
+from apps.jobs.eta import (
+    HORIZON_MS,
+    MAX_ARRIVALS,
+    arrival_times,
+    early_gaps,
+    in_reported_order,
+)
 from apps.jobs.models import JobTemplate
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.jobs.services.pool import save_setting
@@ -137,13 +144,20 @@ def test_higher_priority_arrivals_at_the_recent_rate_go_first(
     record_runs(scientist, [60] * 28, template="short-eval", priority_tier="p2-standard")
     body, started = quote_behind_a_running_job(scientist, max_runtime_minutes=720)
 
-    # The running job ends 36,000 s after its reservation; the arrival of now + 6 h has
-    # waited since and goes first 1 s later (higher priority), runs 3,600 s, and the quoted
-    # job takes the 8 GPUs 1 s after it ends: 36,000 + 1 + 3,600 + 1 = 39,602 s, before the
-    # next arrival at now + 12 h. Without arrivals it would be 36,001 s.
+    # p50: the running job ends 36,000 s after its reservation; the arrival of now + 6 h
+    # has waited since and goes first 1 s later (higher priority), runs 3,600 s, and the
+    # quoted job takes the 8 GPUs 1 s after it ends: 36,000 + 1 + 3,600 + 1 = 39,602 s,
+    # before the next arrival at now + 12 h. Without arrivals it would be 36,001 s.
+    # p90: the arrivals come early, the k-th at 6 h × x_k (x_k solves
+    # 1 − e^(−x) Σ_{i<k} x^i/i! = 0.1): 0.1054, 0.5318, 1.1021, 1.7448, 2.4326 → now +
+    # 2,276 s, 11,487 s, 23,805 s, 37,688 s, 52,544 s. Three wait at 36,000 s and the
+    # fourth comes while they run: four runs of 3,600 + 1 s, then the quoted job, before
+    # the fifth: 36,000 + 1 + 4 × 3,601 = 50,405 s.
     assert body["verdict"] == "later"
-    start = iso(started + timedelta(seconds=39_602))
-    assert body["estimated_start"] == {"p50": start, "p90": start}
+    assert body["estimated_start"] == {
+        "p50": iso(started + timedelta(seconds=39_602)),
+        "p90": iso(started + timedelta(seconds=50_405)),
+    }
     # Rates: p2-standard 28 ÷ 168 = 0.167 an hour; p3-low (two recorded runs and the
     # running job) 3 ÷ 168 = 0.0179 an hour, one every 56 h.
     assert body["estimate_note"] == (
@@ -158,19 +172,24 @@ def test_in_a_young_portal_arrivals_come_at_the_rate_of_its_short_history(
     add_short_eval(admin)
     # Every job was submitted just now: the portal's history is minutes old. pytorch-train
     # runs 15 min (two runs of 15: p50 = p90 = 900 s); one p2-standard short-eval job ran
-    # 4 min (240 s). Over the shortest span, 10 min, that one is 6 an hour: one every
+    # 2 min (120 s). Over the shortest span, 10 min, that one is 6 an hour: one every
     # 600 s. Over 7 days it would be 1 ÷ 168 h, the first one a week away.
     record_runs(scientist, [15, 15])
-    record_runs(scientist, [4], template="short-eval", priority_tier="p2-standard")
+    record_runs(scientist, [2], template="short-eval", priority_tier="p2-standard")
     body, started = quote_behind_a_running_job(scientist)
 
-    # The running job ends 900 s after its reservation; the arrival of now + 600 s has
-    # waited since and goes first 1 s later (higher priority), runs 240 s, and the quoted
-    # job takes the 8 GPUs 1 s after it ends: 900 + 1 + 240 + 1 = 1,142 s, before the
-    # next arrival at now + 1,200 s. At the 7 days' rate it would be 901 s.
+    # p50: the running job ends 900 s after its reservation; the arrival of now + 600 s
+    # has waited since and goes first 1 s later (higher priority), runs 120 s, and the
+    # quoted job takes the 8 GPUs 1 s after it ends: 900 + 1 + 120 + 1 = 1,022 s, before
+    # the next arrival at now + 1,200 s. At the 7 days' rate it would be 901 s.
+    # p90: early arrivals at 600 s × 0.1054, 0.5318, 1.1021, 1.7448, 2.4326 = now + 63,
+    # 319, 661, 1,047, 1,460 s: three wait at 900 s, the fourth comes while they run; four
+    # runs of 120 + 1 s, then the quoted job: 900 + 1 + 4 × 121 = 1,385 s, before 1,460 s.
     assert body["verdict"] == "later"
-    start = iso(started + timedelta(seconds=1_142))
-    assert body["estimated_start"] == {"p50": start, "p90": start}
+    assert body["estimated_start"] == {
+        "p50": iso(started + timedelta(seconds=1_022)),
+        "p90": iso(started + timedelta(seconds=1_385)),
+    }
     # p2-standard: 1 in 10 min = 6 an hour, 2,016 in 336 h: the first 400, to 66.7 h.
     # p3-low (two recorded runs and the running job): 3 in 10 min = 18 an hour, to 22.2 h.
     assert body["estimate_note"] == (
@@ -257,13 +276,20 @@ def test_another_teams_workloads_without_history_are_counted_not_named(
     assert o.key(running) not in str(body)
 
 
-def test_arrivals_are_evenly_spaced_at_the_rate_and_stop_at_the_horizon():
+def test_arrivals_are_evenly_spaced_or_early_and_stop_at_the_horizon():
     hour = 3_600_000
     # 1/6 an hour: one every 6 h, the first 6 h from now; none past 20 h.
     assert arrival_times(1 / 6, now_ms=0, until_ms=20 * hour) == [6 * hour, 12 * hour, 18 * hour]
     # 1,000 an hour for 14 days would be 336,000: at most MAX_ARRIVALS (400), 3.6 s apart.
     many = arrival_times(1000, now_ms=0, until_ms=HORIZON_MS)
     assert (len(many), many[-1]) == (MAX_ARRIVALS, 400 * 3_600)
+    # Early (the p90 run): the first at 6 h × −ln 0.9 = 6 h × 0.10536 = 2,275,787 ms; the
+    # second where e^(−x)(1 + x) = 0.9, x = 0.5318 (e^(−0.5318) = 0.58752, × 1.5318 =
+    # 0.9000): 11,487,000 ms; the third, x = 1.1021, at 23,805,000 ms; the fourth, x =
+    # 1.7448, at 37,688,000 ms, past 7 h (25,200,000 ms).
+    early = arrival_times(1 / 6, now_ms=0, until_ms=7 * hour, early=True)
+    assert early == pytest.approx([2_275_787, 11_487_000, 23_805_000], abs=2_000)
+    assert early_gaps()[0] == pytest.approx(-math.log(0.9))
 
 
 def workload(name: str, created: str, priority: int = 10) -> dict:
