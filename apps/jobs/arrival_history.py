@@ -50,12 +50,21 @@ class Arrivals:
         """What the estimate assumed of arrivals ("" when nobody submitted lately)."""
         parts = []
         if self.rates:
-            each = ", ".join(_rate_words(name, per_hour) for name, per_hour in self.rates)
-            parts.append(f"with arrivals at {_span_words(self.span)}: {each}")
+            each = ", ".join(f"{per_hour:.3g} an hour of {name}" for name, per_hour in self.rates)
+            parts.append(f"with arrivals at {_span_words(self.span)}: {each}{self._cut_words}")
         if self.without_runs:
             names = ", ".join(self.without_runs)
             parts.append(f"no arrivals of {names} simulated: no recorded run time")
         return "; ".join(parts)
+
+    @property
+    def _cut_words(self) -> str:
+        per_hour = sum(rate for _, rate in self.rates)
+        if per_hour * HORIZON_MS / 3_600_000 <= MAX_ARRIVALS:
+            return ""
+        return (
+            f" (the first {MAX_ARRIVALS} in all only, to {MAX_ARRIVALS / per_hour:.3g} h from now)"
+        )
 
 
 def _span_words(span: timedelta) -> str:
@@ -66,13 +75,6 @@ def _span_words(span: timedelta) -> str:
         return f"the rate of the last {minutes} minutes (the shortest span counted)"
     hours = span.total_seconds() / 3600
     return f"the rate of the {hours:.3g} h since the portal's first job"
-
-
-def _rate_words(name: str, per_hour: float) -> str:
-    words = f"{per_hour:.3g} an hour of {name}"
-    if per_hour * HORIZON_MS / 3_600_000 > MAX_ARRIVALS:
-        words += f" (the first {MAX_ARRIVALS} only, to {MAX_ARRIVALS / per_hour:.0f} h from now)"
-    return words
 
 
 def counted_span(first_job: datetime | None, *, now: datetime) -> timedelta:

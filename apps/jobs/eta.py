@@ -23,7 +23,8 @@ from informer import objects as o
 from kueuemodel import DURATION_ANNOTATION, first_admissions, model_copy, with_run_time
 
 HORIZON_MS = 14 * 24 * 3_600_000
-# At most this many arrivals of one stream are simulated (the note says up to when).
+# At most this many arrivals are simulated, of all streams together (the note says up to
+# when).
 MAX_ARRIVALS = 400
 
 
@@ -74,12 +75,22 @@ def _erlang_quantile(k: int, q: float) -> float:
     return x
 
 
+def arrivals_end_ms(streams: tuple[ArrivalStream, ...], *, now_ms: int, until_ms: int) -> int:
+    """Arrivals stop at ``until_ms``, or sooner, when ``MAX_ARRIVALS`` in all are expected
+    (the model's work grows with every arrival, and the quote must answer in a second)."""
+    per_hour = sum(s.per_hour for s in streams)
+    if not per_hour:
+        return until_ms
+    return min(until_ms, now_ms + round(MAX_ARRIVALS / per_hour * 3_600_000))
+
+
 def arrival_trace(
     streams: tuple[ArrivalStream, ...], pick: str, *, now_ms: int, until_ms: int
 ) -> list[tuple[int, dict]]:
     """(epoch ms, manifest) of every expected arrival, named apart, with its run time at
     ``pick`` (``p50_s`` or ``p90_s``); with ``p90_s`` the arrivals come early."""
     trace = []
+    until_ms = arrivals_end_ms(streams, now_ms=now_ms, until_ms=until_ms)
     for index, stream in enumerate(streams):
         run_ms = round(getattr(stream.run, pick) * 1000)
         times = arrival_times(

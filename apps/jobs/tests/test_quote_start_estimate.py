@@ -7,6 +7,7 @@ counted over the shortest span (10 minutes) unless the test records older work.
 """
 
 import math
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,11 +17,14 @@ from apps.jobs.arrival_history import Arrivals, counted_span
 from apps.jobs.eta import (
     HORIZON_MS,
     MAX_ARRIVALS,
+    ArrivalStream,
     arrival_times,
+    arrivals_end_ms,
     early_gaps,
     in_reported_order,
 )
 from apps.jobs.models import JobTemplate
+from apps.jobs.run_history import ExpectedRun
 from apps.jobs.services import JobRequest, Principal, submit_job
 from apps.jobs.services.pool import save_setting
 from apps.jobs.tests.kit import record_runs, recording_since
@@ -126,7 +130,7 @@ def test_a_job_behind_a_running_one_starts_when_its_recorded_run_time_ends(full_
     assert body["estimate_note"] == (
         "from the recorded run times of the running and queued workloads; with arrivals "
         "at the rate of the last 10 minutes (the shortest span counted): 30 an hour of "
-        "p3-low (the first 400 only, to 13 h from now)"
+        "p3-low (the first 400 in all only, to 13.3 h from now)"
     )
     assert f"estimated start {iso(started + timedelta(seconds=1501))} (p50)" in body["summary"]
 
@@ -190,13 +194,13 @@ def test_in_a_young_portal_arrivals_come_at_the_rate_of_its_short_history(
         "p50": iso(started + timedelta(seconds=1_022)),
         "p90": iso(started + timedelta(seconds=1_385)),
     }
-    # p2-standard: 1 in 10 min = 6 an hour, 2,016 in 336 h: the first 400, to 66.7 h.
-    # p3-low (two recorded runs and the running job): 3 in 10 min = 18 an hour, to 22.2 h.
+    # p2-standard: 1 in 10 min = 6 an hour; p3-low (two recorded runs and the running
+    # job): 3 in 10 min = 18 an hour. 24 an hour in all, 8,064 in 336 h: the first 400,
+    # to 400 ÷ 24 = 16.7 h.
     assert body["estimate_note"] == (
         "from the recorded run times of the running and queued workloads; with arrivals "
         "at the rate of the last 10 minutes (the shortest span counted): 6 an hour of "
-        "p2-standard (the first 400 only, to 67 h from now), 18 an hour of p3-low (the "
-        "first 400 only, to 22 h from now)"
+        "p2-standard, 18 an hour of p3-low (the first 400 in all only, to 16.7 h from now)"
     )
 
 
@@ -292,6 +296,16 @@ def test_arrivals_are_evenly_spaced_or_early_and_stop_at_the_horizon():
     assert early_gaps()[0] == pytest.approx(-math.log(0.9))
 
 
+def test_arrivals_stop_once_400_in_all_are_expected():
+    hour = 3_600_000
+    stream = ArrivalStream({}, 0, ExpectedRun(60, 60, 1, 60))
+    streams = (replace(stream, per_hour=30), replace(stream, per_hour=10))
+    # 30 + 10 = 40 an hour: 400 in all by 10 h; 0.1 an hour: the 14 days first.
+    assert arrivals_end_ms(streams, now_ms=0, until_ms=HORIZON_MS) == 10 * hour
+    slow = (replace(stream, per_hour=0.1),)
+    assert arrivals_end_ms(slow, now_ms=0, until_ms=HORIZON_MS) == HORIZON_MS
+
+
 def workload(name: str, created: str, priority: int = 10) -> dict:
     return {
         "kind": "Workload",
@@ -325,10 +339,10 @@ def test_queued_work_takes_the_visibility_apis_order_within_a_priority():
 
 def test_the_note_says_which_arrivals_were_cut_or_left_out():
     arrivals = Arrivals((), (("p2-standard", 2.4), ("p3-low", 0.5)), ("p1-high",))
-    # 2.4 an hour over 14 days (336 h) would be 806 arrivals: the first 400 only, which
-    # come within 400 ÷ 2.4 = 166.7 h. 0.5 an hour gives 168, all of them.
+    # 2.4 + 0.5 = 2.9 an hour over 14 days (336 h) would be 974 arrivals: the first 400
+    # in all only, which come within 400 ÷ 2.9 = 137.9 h.
     assert arrivals.note == (
-        "with arrivals at the last 7 days' rate: 2.4 an hour of p2-standard (the first 400 "
-        "only, to 167 h from now), 0.5 an hour of p3-low; no arrivals of p1-high simulated: "
-        "no recorded run time"
+        "with arrivals at the last 7 days' rate: 2.4 an hour of p2-standard, 0.5 an hour of "
+        "p3-low (the first 400 in all only, to 138 h from now); no arrivals of p1-high "
+        "simulated: no recorded run time"
     )
