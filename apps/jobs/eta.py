@@ -25,7 +25,7 @@ from kueuemodel import DURATION_ANNOTATION, first_admissions, model_copy, with_r
 HORIZON_MS = 14 * 24 * 3_600_000
 # At most this many arrivals are simulated, of all streams together (the note says up to
 # when).
-MAX_ARRIVALS = 400
+MAX_ARRIVALS = 100
 
 
 @dataclass(frozen=True)

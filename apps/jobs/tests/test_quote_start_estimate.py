@@ -125,12 +125,12 @@ def test_a_job_behind_a_running_one_starts_when_its_recorded_run_time_ends(full_
     }
     # The five pytorch-train jobs were submitted just now, as p3-low like the quoted job,
     # and the portal has no older job: 5 in the shortest span, 10 min, is 30 an hour, one
-    # every 2 min; 30 × 336 h would be 10,080, so the first 400 only, to 400 ÷ 30 = 13.3 h.
+    # every 2 min; 30 × 336 h would be 10,080, so the first 100 only, to 100 ÷ 30 = 3.33 h.
     # They arrive after the quoted job at the same priority, so they queue behind it.
     assert body["estimate_note"] == (
         "from the recorded run times of the running and queued workloads; with arrivals "
         "at the rate of the last 10 minutes (the shortest span counted): 30 an hour of "
-        "p3-low (the first 400 in all only, to 13.3 h from now)"
+        "p3-low (the first 100 in all only, to 3.33 h from now)"
     )
     assert f"estimated start {iso(started + timedelta(seconds=1501))} (p50)" in body["summary"]
 
@@ -195,12 +195,12 @@ def test_in_a_young_portal_arrivals_come_at_the_rate_of_its_short_history(
         "p90": iso(started + timedelta(seconds=1_385)),
     }
     # p2-standard: 1 in 10 min = 6 an hour; p3-low (two recorded runs and the running
-    # job): 3 in 10 min = 18 an hour. 24 an hour in all, 8,064 in 336 h: the first 400,
-    # to 400 ÷ 24 = 16.7 h.
+    # job): 3 in 10 min = 18 an hour. 24 an hour in all, 8,064 in 336 h: the first 100,
+    # to 100 ÷ 24 = 4.17 h.
     assert body["estimate_note"] == (
         "from the recorded run times of the running and queued workloads; with arrivals "
         "at the rate of the last 10 minutes (the shortest span counted): 6 an hour of "
-        "p2-standard, 18 an hour of p3-low (the first 400 in all only, to 16.7 h from now)"
+        "p2-standard, 18 an hour of p3-low (the first 100 in all only, to 4.17 h from now)"
     )
 
 
@@ -212,10 +212,12 @@ def test_the_rate_is_over_the_portals_history_when_shorter_than_7_days():
     assert counted_span(now - timedelta(days=30), now=now) == timedelta(days=7)
     assert counted_span(now - timedelta(minutes=1), now=now) == timedelta(minutes=10)
     assert counted_span(None, now=now) == timedelta(days=7)
-    # 2 h 30 min of history, in the note.
+    # 2 h 30 min of history, in the note; 0.8 an hour × 336 h = 268.8 arrivals: the first
+    # 100 only, to 100 ÷ 0.8 = 125 h.
     arrivals = Arrivals((), (("p3-low", 0.8),), (), timedelta(hours=2.5))
     assert arrivals.note == (
-        "with arrivals at the rate of the 2.5 h since the portal's first job: 0.8 an hour of p3-low"
+        "with arrivals at the rate of the 2.5 h since the portal's first job: "
+        "0.8 an hour of p3-low (the first 100 in all only, to 125 h from now)"
     )
 
 
@@ -284,9 +286,9 @@ def test_arrivals_are_evenly_spaced_or_early_and_stop_at_the_horizon():
     hour = 3_600_000
     # 1/6 an hour: one every 6 h, the first 6 h from now; none past 20 h.
     assert arrival_times(1 / 6, now_ms=0, until_ms=20 * hour) == [6 * hour, 12 * hour, 18 * hour]
-    # 1,000 an hour for 14 days would be 336,000: at most MAX_ARRIVALS (400), 3.6 s apart.
+    # 1,000 an hour for 14 days would be 336,000: at most MAX_ARRIVALS (100), 3.6 s apart.
     many = arrival_times(1000, now_ms=0, until_ms=HORIZON_MS)
-    assert (len(many), many[-1]) == (MAX_ARRIVALS, 400 * 3_600)
+    assert (len(many), many[-1]) == (MAX_ARRIVALS, 100 * 3_600)
     # Early (the p90 run): the first at 6 h × −ln 0.9 = 6 h × 0.10536 = 2,275,787 ms; the
     # second where e^(−x)(1 + x) = 0.9, x = 0.5318 (e^(−0.5318) = 0.58752, × 1.5318 =
     # 0.9000): 11,487,000 ms; the third, x = 1.1021, at 23,805,000 ms; the fourth, x =
@@ -296,13 +298,13 @@ def test_arrivals_are_evenly_spaced_or_early_and_stop_at_the_horizon():
     assert early_gaps()[0] == pytest.approx(-math.log(0.9))
 
 
-def test_arrivals_stop_once_400_in_all_are_expected():
+def test_arrivals_stop_once_100_in_all_are_expected():
     hour = 3_600_000
     stream = ArrivalStream({}, 0, ExpectedRun(60, 60, 1, 60))
     streams = (replace(stream, per_hour=30), replace(stream, per_hour=10))
-    # 30 + 10 = 40 an hour: 400 in all by 10 h; 0.1 an hour: the 14 days first.
-    assert arrivals_end_ms(streams, now_ms=0, until_ms=HORIZON_MS) == 10 * hour
-    slow = (replace(stream, per_hour=0.1),)
+    # 30 + 10 = 40 an hour: 100 in all by 2.5 h; 0.01 an hour: the 14 days first.
+    assert arrivals_end_ms(streams, now_ms=0, until_ms=HORIZON_MS) == 2.5 * hour
+    slow = (replace(stream, per_hour=0.01),)
     assert arrivals_end_ms(slow, now_ms=0, until_ms=HORIZON_MS) == HORIZON_MS
 
 
@@ -339,10 +341,10 @@ def test_queued_work_takes_the_visibility_apis_order_within_a_priority():
 
 def test_the_note_says_which_arrivals_were_cut_or_left_out():
     arrivals = Arrivals((), (("p2-standard", 2.4), ("p3-low", 0.5)), ("p1-high",))
-    # 2.4 + 0.5 = 2.9 an hour over 14 days (336 h) would be 974 arrivals: the first 400
-    # in all only, which come within 400 ÷ 2.9 = 137.9 h.
+    # 2.4 + 0.5 = 2.9 an hour over 14 days (336 h) would be 974 arrivals: the first 100
+    # in all only, which come within 100 ÷ 2.9 = 34.5 h.
     assert arrivals.note == (
         "with arrivals at the last 7 days' rate: 2.4 an hour of p2-standard, 0.5 an hour of "
-        "p3-low (the first 400 in all only, to 138 h from now); no arrivals of p1-high "
+        "p3-low (the first 100 in all only, to 34.5 h from now); no arrivals of p1-high "
         "simulated: no recorded run time"
     )
