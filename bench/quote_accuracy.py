@@ -22,7 +22,8 @@ seconds.
     .venv/bin/python bench/quote_accuracy.py [--cluster sim|real|both] [--jobs 60] [--seed 1]
     .venv/bin/python bench/quote_accuracy.py --rescore /tmp/quote-accuracy-real.json
 
-Uses (and recreates) the scratch PostgreSQL database ``qm_bench_quote_accuracy``.
+Uses (and recreates) the scratch PostgreSQL database ``qm_bench_quote_accuracy`` (or
+``--database``).
 """
 
 from __future__ import annotations
@@ -282,11 +283,12 @@ def main() -> None:
     parser.add_argument("--drain-cap-s", type=float, default=600)
     parser.add_argument("--keep", default=tempfile.gettempdir(), help="where outcomes are kept")
     parser.add_argument("--rescore", type=Path, help="score kept outcomes again; no cluster")
+    parser.add_argument("--database", default=BENCH_DB, help="the scratch database (recreated)")
     args = parser.parse_args()
     if args.rescore:
         report(scoring.loads(args.rescore.read_text()), args)
         return
-    setup_django()
+    setup_django(args.database)
     users = load_policy()
     arrivals = scoring.stream(args.jobs, args.seed, args.mean_gap_s, args.never_every)
     gpu_s = sum(a.gpus * a.pods * a.run_s for a in arrivals if not a.never)

@@ -14,7 +14,8 @@ HTTP): ``now`` (8 h100 GPUs for ops), ``later`` (8 h100 GPUs for a cohort team) 
 
     .venv/bin/python bench/quote_latency.py [--jobs-per-team 50] [--quotes 30] [--profile]
 
-Uses (and recreates) the scratch PostgreSQL database ``qm_bench_quote_latency``.
+Uses (and recreates) the scratch PostgreSQL database ``qm_bench_quote_latency`` (or
+``--database``).
 """
 
 from __future__ import annotations
@@ -172,8 +173,9 @@ def main() -> None:
     parser.add_argument("--quotes", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="profile 3 quotes of each verdict")
+    parser.add_argument("--database", default=BENCH_DB, help="the scratch database (recreated)")
     args = parser.parse_args()
-    setup_django(BENCH_DB)
+    setup_django(args.database)
     users = load_policy()
     cluster, stop = start_cluster("sim", Path(tempfile.mkdtemp(prefix="quote-latency-")))
     try:

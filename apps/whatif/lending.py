@@ -72,6 +72,29 @@ def held_back(
     return HeldBack(gpu_hours, peak)
 
 
+# (from, nominal, lendingLimit or None): a queue's GPU quota on a flavor from that hour
+# on, until the next; None: no limit (it may lend all), or no such quota then.
+InForce = tuple[float, float, float | None]
+
+
+def held_back_in_force(
+    in_force: list[InForce], own: list[Span], waiting: list[Span], window: tuple
+) -> HeldBack:
+    """``held_back`` over ``window`` with the nominal and limit in force at each moment
+    (``in_force`` oldest first); a stretch without a limit holds nothing back."""
+    start, end = window
+    gpu_hours, peak = 0.0, 0
+    for (since, nominal, limit), until in zip(
+        in_force, [f[0] for f in in_force[1:]] + [end], strict=True
+    ):
+        lo, hi = max(start, since), min(end, until)
+        if limit is None or lo >= hi:
+            continue
+        part = held_back(nominal, limit, own, waiting, (lo, hi))
+        gpu_hours, peak = gpu_hours + part.gpu_hours, max(peak, part.peak_gpus)
+    return HeldBack(gpu_hours, peak)
+
+
 def _clipped(spans: list[Span], start: float, end: float) -> list[Span]:
     clipped = [(max(s, start), min(e, end), g) for s, e, g in spans]
     return [(s, e, g) for s, e, g in clipped if s < e]

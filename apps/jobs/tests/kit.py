@@ -37,3 +37,14 @@ def record_runs(user, minutes: list[int], **request) -> None:
         BatchJob.objects.filter(pk=job.pk).update(
             state=JobState.SUCCEEDED, admitted_at=ended - timedelta(minutes=run), ended_at=ended
         )
+
+
+def recording_since(user, days: int) -> None:
+    """A job of ``user``'s team submitted, run and ended ``days`` ago: the portal's first
+    job, so it has recorded submissions for that long (outside every recent window)."""
+    then = datetime.now(UTC) - timedelta(days=days)
+    spec = JobRequest(template="pytorch-train", flavor="h100", gpus_per_pod=8)
+    job, _ = submit_job(user, spec, actor=Principal(user))
+    BatchJob.objects.filter(pk=job.pk).update(
+        state=JobState.SUCCEEDED, created_at=then, admitted_at=then, ended_at=then
+    )

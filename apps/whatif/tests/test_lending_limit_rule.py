@@ -4,8 +4,17 @@ Times are hours from the window's start; the team's queue has 8 nominal h100 GPU
 lends at most 2 of them.
 """
 
-from apps.whatif.lending import HeldBack, HeldWeek, LendingQueue, held_back, raise_lending_limits
-from apps.whatif.lending_history import lending_queues
+from datetime import UTC, datetime
+
+from apps.whatif.lending import (
+    HeldBack,
+    HeldWeek,
+    LendingQueue,
+    held_back,
+    held_back_in_force,
+    raise_lending_limits,
+)
+from apps.whatif.lending_history import lending_queues, policy_in_force
 
 # The team holds 6 GPUs for the first 4 h, then nothing.
 OWN = [(0.0, 4.0, 6)]
@@ -37,6 +46,39 @@ def test_a_limit_at_the_nominal_holds_nothing_back():
 
 def test_nobody_waiting_means_nothing_held_back():
     assert held_back(8, 2, OWN, [], (0.0, 10.0)) == HeldBack(0.0, 0)
+
+
+def test_each_stretch_counts_against_the_limit_in_force_then():
+    # Limit 2 until 5 h, then 8 (the nominal: it lends all), from 9 h no limit at all.
+    # [4, 5): unused 8, above 2 → 6; waiting 4 → 4 × 1 h = 4; nothing before (as above).
+    # [5, 9): above the limit 8 − 8 = 0 → 0. [9, 10): no limit, nothing held back.
+    in_force = [(float("-inf"), 8, 2), (5.0, 8, 8), (9.0, 8, None)]
+    assert held_back_in_force(in_force, OWN, WAITING, (0.0, 10.0)) == HeldBack(4.0, 4)
+
+
+def test_the_policy_in_force_is_read_from_the_audited_saves():
+    q = LendingQueue("nlp", "nlp", "h100", "research", nominal=16, lending_limit=10)
+
+    def policy(limit):
+        gpu = {"flavor": "h100", "resource": "nvidia.com/gpu", "nominal": "16"}
+        return {"quotas": [{**gpu, "lending_limit": limit}]}
+
+    created, raised = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 2, tzinfo=UTC)
+    # Hours since the epoch: 2026-01-01 is day 20,454, 490,896 h; the next day 490,920 h.
+    saves = [(created, None, {"quotas": []}), (raised, {"quotas": []}, policy("12"))]
+    # Created empty, then saved with limit 12: before the creation, the earliest saved
+    # quota (16, 12); from the creation no quota; from the save 16 and 12.
+    assert policy_in_force(q, saves) == [
+        (float("-inf"), 16.0, 12.0),
+        (490_896.0, 0.0, None),
+        (490_920.0, 16.0, 12.0),
+    ]
+    # A save from limit 4 to no limit: before it 4, then none. No saves: as saved now.
+    assert policy_in_force(q, [(raised, policy("4"), policy(None))]) == [
+        (float("-inf"), 16.0, 4.0),
+        (490_920.0, 16.0, None),
+    ]
+    assert policy_in_force(q, []) == [(float("-inf"), 16, 10)]
 
 
 NLP = LendingQueue("nlp", "nlp", "h100", "research", nominal=16, lending_limit=10)

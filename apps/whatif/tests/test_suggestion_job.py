@@ -2,14 +2,18 @@
 suggestion may be applied only after the cluster accepted it and its what-if finished."""
 
 import pytest
+from django.db import connection
 from django.test import Client
 
+from apps.queues.models import AuditEntry, Queue
+from apps.reports.compute.weeks import week_bounds
 from apps.reports.models import WeeklyReport
 from apps.whatif.choices import RunStatus, SuggestionState
 from apps.whatif.models import PolicySuggestion, WhatIfRun
 from apps.whatif.tasks import look_for_suggestions_task
 from apps.whatif.tests.suggestion_history import crowded_out, starved, waited
 from portal.schedule import beat_schedule
+from testkit.factories import quota, set_policy
 
 pytestmark = pytest.mark.django_db
 URL = "/whatif/suggestions/"
@@ -174,6 +178,27 @@ def test_a_lending_limit_that_held_back_wanted_gpus_is_raised(history):
     [h100] = [q for q in found.proposal["quotas"] if q["flavor"] == "h100"]
     assert (h100["nominal"], h100["lending_limit"]) == ("16", "14")
     assert found.whatif_run.draft == {"nlp": found.proposal}
+
+
+def test_a_week_under_a_limit_that_lent_everything_held_nothing_back(history, admin):
+    # As in the test above, vision waited 10 h for 4 h100 in both weeks. But from the
+    # start of the newest week until now nlp lent all 16 (lendingLimit 16): that week
+    # nothing sat above the limit, 0 GPU-hours held back (< 24), so no suggestion, though
+    # today's limit (10 again, saved just now) would have held back 40.
+    for n, week in enumerate(history):
+        waited("vision", 4, week, 10.0, f"w{n}")
+    nlp = Queue.objects.get(name="nlp")
+    set_policy(nlp, admin, quotas=[quota("h100", "16", lending_limit="16")])
+    # The audit is append-only and dated by the database at insert; to have it saved at
+    # the newest week's start, the test alone dates the row back in SQL.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {AuditEntry._meta.db_table} SET at = %s WHERE id = %s",
+            [week_bounds(max(history))[0], AuditEntry.objects.latest("at", "pk").pk],
+        )
+    set_policy(nlp, admin, quotas=[quota("h100", "16", lending_limit="10")])
+    look_for_suggestions_task()
+    assert not PolicySuggestion.objects.filter(kind="raise-lending-limit").exists()
 
 
 def test_a_lending_limit_is_left_alone_when_nobody_waited_for_it(history):
