@@ -258,6 +258,9 @@ def run_on(kind: str, users: dict, arrivals: list[scoring.Arrival], args) -> Non
     print(f"\n{kind}: {len(arrivals)} jobs in {wall:.0f} s; load {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}")  # fmt: skip
     kept = Path(args.keep) / f"quote-accuracy-{kind}.json"
+    kept.parent.mkdir(
+        parents=True, exist_ok=True
+    )  # a run's outcomes are never lost to a missing folder
     kept.write_text(scoring.dumps(run.outcomes))
     print(f"  outcomes kept in {kept}")
     report(run.outcomes, args)
