@@ -101,6 +101,7 @@ BASE: dict[tuple[str, str], tuple[str, object]] = {
         {"template": "pytorch-train", "flavor": "h100", "grid": {"seed": [1]}},
     ),
     ("post", "/api/v1/notebooks/"): ("scientist", {"image": IMAGE, "flavor": "h100", "gpus": 1}),
+    ("post", "/api/v1/inference-services/"): ("scientist", {"image": IMAGE, "flavor": "h100"}),
     ("post", "/api/v1/priority-tiers/"): ("admin", {"name": "p9", "value": 1}),
     ("put", "/api/v1/priority-tiers/{name}/"): ("admin", {"value": 150}),
     ("patch", "/api/v1/priority-tiers/{name}/"): ("admin", {}),
