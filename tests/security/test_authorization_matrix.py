@@ -131,7 +131,12 @@ MATRIX: dict[str, list[tuple]] = {
         (
             "post",
             "/administration/flavors/",
-            {"name": "l4", "capacity": "nvidia.com/gpu=8"},
+            {
+                "name": "l4",
+                "capacity": "nvidia.com/gpu=8",
+                "node_labels": "pool=l4",
+                "topology_levels": "rack=example.com/rack\nhost=kubernetes.io/hostname",
+            },
             ADMIN_POST,
         ),
     ],

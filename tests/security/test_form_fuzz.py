@@ -42,6 +42,7 @@ POLICY = {
     f"{Q}borrowing_limit": "",
     f"{Q}lending_limit": "",
     "order|h100": "0",
+    "fair_between_users": "",
     "reason": "fuzz",
     "capacity_override_reason": "",
 }
@@ -58,6 +59,8 @@ JOB_FORM = {
     "max_runtime_minutes": "60",
     "checkpoint_dir": "",
     "checkpoint_interval_minutes": "",
+    "topology": "",
+    "topology_mode": "",
     "team": "vision",
     "display_name": "fuzz",
 }
