@@ -18,16 +18,20 @@ BODIES = {POLICY: "a policy change", FORM: "the queue edit form"}
 
 
 def describe_body(body) -> str:
-    """A row's body as the doc shows it: ``decision=reject, comment=no``."""
+    """A row's body as the doc shows it: ``decision=reject, comment=no``.
+
+    A line break inside a value is written ``\\n`` so the row stays one line of the table."""
     if isinstance(body, str):
         return BODIES[body]
     if not body:
         return ""
-    text = ", ".join(
-        f"{key}={value if isinstance(value, str) else json.dumps(value)}"
-        for key, value in body.items()
-    )
+    text = ", ".join(f"{key}={one_line(value)}" for key, value in body.items())
     return f"`{text}`"
+
+
+def one_line(value) -> str:
+    """A body value as one line of text: strings as typed, line breaks as ``\\n``."""
+    return value.replace("\n", "\\n") if isinstance(value, str) else json.dumps(value)
 
 
 def statuses(expected) -> list[str]:
