@@ -266,6 +266,8 @@ def slim_workload(w: dict) -> dict:
         "spec": {
             "queueName": spec.get("queueName", ""),
             "priority": spec.get("priority") or 0,
+            # The tier names the class: an inference service is told apart by its tier alone.
+            **_pick(spec, "priorityClassRef", "priorityClassName"),
             "podSets": pod_sets,
         },
         "status": {k: status[k] for k in ("conditions", "admission") if k in status},
