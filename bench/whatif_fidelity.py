@@ -81,7 +81,7 @@ def generate_week(
     days: float, seed: int, *, load: float = 1.0, fair_sharing: bool = False
 ) -> tuple[list[tuple[str, dict]], list[dict]]:
     """The demo week from the simulated cluster: (Workload watch stream, final Workloads)."""
-    from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
+    from kueuemodel import configuration
     from simcluster.controller import attach
     from simcluster.demo import seed_history
     from simcluster.server import SimServer
@@ -92,7 +92,7 @@ def generate_week(
     # A busy week writes more than the default history between two reads of it.
     # Seeded UIDs: Kueue breaks ties by UID, and a re-run should record the same week.
     server = SimServer(cluster=Cluster(Store(history_size=HISTORY), ids=SeededIds(seed)))
-    config = dict(FAIR_SHARING_CONFIG) if fair_sharing else None
+    config = configuration(fair_sharing=True) if fair_sharing else None
     controller = attach(server, "virtual", start_ms=START_MS, run=False, kueue_config=config)
     store, stream, seen = server.cluster.store, [], [0]
     advance = controller.advance_to

@@ -25,12 +25,16 @@ Running a simulation
   AdmissionFairSharing: ClusterQueues with ``admissionScope`` order their pending
   workloads by their LocalQueue's decayed usage; ``keep_queue_usage(previous)`` carries
   that usage into a run rebuilt from changed objects, as Kueue keeps it.
+  ``configuration(fair_sharing=…, admission_fair_sharing=…)`` is that Configuration
+  object (None when neither is on); ``check_admission_fair_sharing(block)`` refuses a
+  malformed ``admissionFairSharing`` block with a ValueError naming the key.
 
 Running the present forward
   ``with_run_time(obj, expected_ms, now_ms, bound_ms=None)`` gives a workload read from a
   cluster the run time it is expected to need (counted from its quota reservation);
   ``first_admissions(objects, workloads, start_ms=…, until_ms=…)`` runs the model forward
-  and says when each workload is first admitted (the start estimates and quotes);
+  and says when each workload is first admitted (the start estimates and quotes); each
+  LocalQueue's AdmissionFairSharing usage starts at the figure its status reports;
   ``expected_run_ms`` is the run-time rule ``with_run_time`` applies (overdue work needs a
   tenth more, never past its bound), for estimates made without the model.
   ``model_copy(obj)`` is the copy both hand out: a simulation writes only a Workload's
@@ -67,6 +71,7 @@ Scenarios
 """
 
 from .clock import format_duration, format_timestamp, parse_duration, parse_timestamp
+from .configuration import check_admission_fair_sharing, configuration
 from .forecast import expected_run_ms, first_admissions, model_copy, with_run_time
 from .latency import Latency
 from .model import STOP_NONE, Admission, ResourceFlavor, Toleration, Workload
@@ -104,8 +109,10 @@ __all__ = [
     "Toleration",
     "Workload",
     "build_quota_tree",
+    "check_admission_fair_sharing",
     "cluster_queue_status",
     "cohort_status",
+    "configuration",
     "expected_run_ms",
     "first_admissions",
     "format_duration",

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from . import admission_usage as afs
 from . import model as m
+from . import parse
 from .state import Cluster
 
 
@@ -65,6 +66,24 @@ def start(cluster: Cluster) -> None:
             current = dict(cluster.queue_admitted.get(key, {}))
             cluster.queue_usage[key] = afs.LocalQueueUsage(current, cluster.now_ms)
             cluster.usage_moved.add(lq.cluster_queue)  # sort what was queued before
+
+
+def resume_reported(cluster: Cluster, local_queues: list[dict]) -> None:
+    """Start each LocalQueue's usage at the figure its status reports, as of its
+    ``lastUpdate``: a forecast continues a running Kueue, whose cache holds that figure
+    (``start`` is a Kueue starting afresh). Samples due since are folded on first read."""
+    if cluster.admission_fair_sharing is None:
+        return
+    for obj in local_queues:
+        reported_usage = parse.parse_reported_usage(obj)
+        meta = obj.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name', '')}"
+        lq = cluster.local_queues.get(key)
+        if reported_usage is None or lq is None:
+            continue
+        consumed, last_update_ms = reported_usage
+        cluster.queue_usage[key] = afs.LocalQueueUsage(consumed, last_update_ms)
+        cluster.usage_moved.add(lq.cluster_queue)
 
 
 def carry_over(cluster: Cluster, previous: dict[str, afs.LocalQueueUsage]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import admission_order
 from .clock import parse_timestamp
 from .parse import DURATION_ANNOTATION
 from .simulation import NEXT_INSTANT_MS, Simulation
@@ -90,6 +91,10 @@ def first_admissions(
     ``arrivals``: ``(epoch ms, manifest)`` of work submitted during the run."""
     sim = Simulation(
         objects, start_ms=start_ms, record_events=False, write_status=False, pod_stop_ms=pod_stop_ms
+    )
+    # A forecast continues a running Kueue: its fair-between-users usage is the reported one.
+    admission_order.resume_reported(
+        sim.cluster, [o for o in objects if o.get("kind") == "LocalQueue"]
     )
     log = _FirstAdmissions()
     sim.cluster.history = log

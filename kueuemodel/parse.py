@@ -163,6 +163,23 @@ def parse_local_queue(obj: Obj) -> m.LocalQueue:
     )
 
 
+def reported_fair_sharing(obj: Obj) -> Obj | None:
+    """A LocalQueue's ``status.fairSharing.admissionFairSharingStatus``, as Kueue wrote it
+    (``consumedResources``, ``lastUpdate``), or None when it reports none."""
+    fair = ((obj.get("status") or {}).get("fairSharing") or {}).get("admissionFairSharingStatus")
+    return fair if isinstance(fair, dict) else None
+
+
+def parse_reported_usage(obj: Obj) -> tuple[dict[str, int], int] | None:
+    """A LocalQueue's reported usage in milli-units and the time of its last fold (epoch
+    ms), or None when it reports none or no time."""
+    fair = reported_fair_sharing(obj)
+    if fair is None or not fair.get("lastUpdate"):
+        return None
+    consumed = {name: parse_milli(q) for name, q in (fair.get("consumedResources") or {}).items()}
+    return consumed, parse_timestamp(fair["lastUpdate"])
+
+
 def parse_node(obj: Obj) -> m.Node:
     status, spec = obj.get("status") or {}, _spec(obj)
     resources = status.get("allocatable") or status.get("capacity") or {}

@@ -22,6 +22,7 @@ writes to a cluster someone else runs.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import secrets
@@ -36,6 +37,7 @@ from typing import IO
 
 from portal import preparing
 from portal.demo import prometheus as demo_prometheus
+from portal.demo.fair_sharing import DEMO_ADMISSION_FAIR_SHARING
 from portal.demo.logins import LOGINS, NEVER_LOADED, login_lines
 from portal.demo.week import DemoWeek
 from portal.env import env_bool, env_choice, env_str
@@ -63,6 +65,9 @@ def _env() -> dict[str, str]:
     env.setdefault("QM_CULL_INTERVAL_SECONDS", "60")
     # The demo's Kueue runs with fair sharing (see _start_cluster), so weights matter.
     env.setdefault("QM_KUEUE_FAIR_SHARING", "true")
+    # And with AdmissionFairSharing (``--admission-fair-sharing``): quotes order the fair
+    # queue's members by usage as it does.
+    env.setdefault("QM_KUEUE_ADMISSION_FAIR_SHARING", json.dumps(DEMO_ADMISSION_FAIR_SHARING))
     if not _real():
         # Demo jobs keep their checkpoints on a team volume the simulated cluster keeps
         # across restarts; the real control plane has no storage provisioner to bind one.

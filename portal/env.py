@@ -8,6 +8,7 @@ the set of variables the code actually reads (see ``REGISTRY``).
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import string
@@ -187,3 +188,18 @@ def env_template(name: str, placeholders: tuple[str, ...], default: str | object
     """A URL template such as ``https://hub.example.org/user/{user}/{name}/``."""
     kind = f"URL template (placeholders {', '.join('{' + p + '}' for p in placeholders)})"
     return _read(name, kind, _template_parser(placeholders), default)
+
+
+def env_json(
+    name: str, kind: str, check: Callable[[object], T], default: T | None | object = _UNSET
+) -> T:
+    """A JSON value that ``check`` returns if valid (else raises ValueError with the rule)."""
+
+    def parse(raw: str) -> T:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not JSON ({exc.msg} at character {exc.pos})") from None
+        return check(value)
+
+    return _read(name, kind, parse, default)

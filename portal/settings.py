@@ -9,12 +9,14 @@ from pathlib import Path
 
 import dj_database_url
 
+from kueuemodel import check_admission_fair_sharing
 from portal.env import (
     ConfigError,
     env_bool,
     env_choice,
     env_float,
     env_int,
+    env_json,
     env_list,
     env_namespace,
     env_namespace_patterns,
@@ -247,6 +249,14 @@ QM_LIVE_CACHE_SECONDS = env_float("QM_LIVE_CACHE_SECONDS", 3.0)
 # Whether the cluster's Kueue Configuration enables fair sharing (Kueue's default: off).
 # Replays must match it: weights only matter, and preemption differs, when it is on.
 QM_KUEUE_FAIR_SHARING = env_bool("QM_KUEUE_FAIR_SHARING", False)
+# The admissionFairSharing block of the cluster's Kueue Configuration, as JSON (None: not
+# configured). Quotes and replays order a fair-between-users queue's LocalQueues by it.
+QM_KUEUE_ADMISSION_FAIR_SHARING = env_json(
+    "QM_KUEUE_ADMISSION_FAIR_SHARING",
+    "Kueue admissionFairSharing block",
+    check_admission_fair_sharing,
+    None,
+)
 QM_WHATIF_HISTORY_DAYS = env_int("QM_WHATIF_HISTORY_DAYS", 7)
 QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS = env_int("QM_WHATIF_REPLAY_TIME_LIMIT_SECONDS", 900)
 # A replay's worker stamps it this often while it computes, and the sweep looks as often;

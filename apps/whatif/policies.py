@@ -14,8 +14,8 @@ from django.conf import settings
 from apps.queues import kueue
 from apps.queues.reconcile.desired import load_state
 from apps.queues.services.policy import normalize_proposal
-from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from core.errors import InvalidInput
+from core.kueue_config import cluster_configuration
 
 Draft = dict[str, dict[str, Any]]
 
@@ -33,9 +33,9 @@ def apply_draft(state: kueue.PolicyState, draft: Draft) -> kueue.PolicyState:
 
 
 def policy_objects(state: kueue.PolicyState, *, fair_sharing: bool) -> list[dict]:
-    """Every manifest of ``state``, plus Kueue's fair-sharing switch when the cluster has it on."""
-    objects = kueue.render_all(state)
-    return [*objects, dict(FAIR_SHARING_CONFIG)] if fair_sharing else objects
+    """Every manifest of ``state``, plus Kueue's Configuration as the cluster's: fair
+    sharing as ``fair_sharing`` says, AdmissionFairSharing as the settings say."""
+    return [*kueue.render_all(state), *cluster_configuration(fair_sharing=fair_sharing)]
 
 
 def current_and_proposed(draft: Draft) -> tuple[kueue.PolicyState, kueue.PolicyState]:

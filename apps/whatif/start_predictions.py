@@ -19,11 +19,11 @@ from apps.queues.reconcile.observe import observe
 from apps.whatif import recorded_trace
 from apps.whatif.models import EtaPrediction
 from apps.whatif.replay import start_estimates
-from apps.whatif.replay.manifests import FAIR_SHARING_CONFIG
 from core import permissions
 from core.dates import iso_z
 from core.errors import NotAllowed
 from core.kube import KubeClient
+from core.kueue_config import cluster_configuration
 from core.stats import median
 from informer import objects as o
 from informer.kinds import workload_ref
@@ -73,9 +73,7 @@ def predict_start(namespace: str, name: str, *, actor, client: KubeClient | None
 
 def _cluster_state(kube: KubeClient) -> tuple[list[dict], list[dict]]:
     version = settings.KUEUE_API_VERSION
-    objects = list(observe(kube, version).values())
-    if settings.QM_KUEUE_FAIR_SHARING:
-        objects.append(dict(FAIR_SHARING_CONFIG))
+    objects = [*observe(kube, version).values(), *cluster_configuration()]
     workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
     return objects, workloads
 

@@ -31,16 +31,30 @@ def queue_objects(name: str, cpu: int, within: str = "Never", **spec) -> list[di
 
 
 def workload_object(
-    name: str, queue: str, *, cpu: int = 1, seconds: int = 10, priority: int = 0
+    name: str,
+    queue: str,
+    *,
+    cpu: int = 1,
+    seconds: int = 10,
+    priority: int = 0,
+    namespace: str | None = None,
+    requests: dict[str, str] | None = None,
+    created: str | None = None,
 ) -> dict:
-    container = {"name": "c", "resources": {"requests": {"cpu": str(cpu)}}}
+    """A one-pod Workload of ``queue`` (in the namespace of that name unless given),
+    requesting ``requests`` (default: ``cpu`` cores)."""
+    wanted = requests if requests is not None else {"cpu": str(cpu)}
+    container = {"name": "c", "resources": {"requests": wanted}}
+    metadata = {
+        "name": name,
+        "namespace": namespace or queue,
+        "annotations": {"simcluster/duration": f"{seconds}s"},
+    }
+    if created is not None:
+        metadata["creationTimestamp"] = created
     return {
         "kind": "Workload",
-        "metadata": {
-            "name": name,
-            "namespace": queue,
-            "annotations": {"simcluster/duration": f"{seconds}s"},
-        },
+        "metadata": metadata,
         "spec": {
             "queueName": queue,
             "priority": priority,

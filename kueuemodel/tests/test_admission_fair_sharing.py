@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from kueuemodel import Simulation, local_queue_status, pending_workloads
 
+from .manifests import workload_object
+
 GPU = "nvidia.com/gpu"
 CONFIG = {
     "apiVersion": "config.kueue.x-k8s.io/v1beta2",
@@ -58,22 +60,9 @@ def _objects(*, scope: bool = True, config: bool = True) -> list[dict]:
 
 
 def _job(name: str, user: str, seconds: int, priority: int = 0) -> dict:
-    container = {"name": "c", "resources": {"requests": {GPU: "1"}}}
-    return {
-        "kind": "Workload",
-        "metadata": {
-            "name": name,
-            "namespace": "team",
-            "annotations": {"simcluster/duration": f"{seconds}s"},
-        },
-        "spec": {
-            "queueName": user,
-            "priority": priority,
-            "podSets": [
-                {"name": "main", "count": 1, "template": {"spec": {"containers": [container]}}}
-            ],
-        },
-    }
+    return workload_object(
+        name, user, namespace="team", requests={GPU: "1"}, seconds=seconds, priority=priority
+    )
 
 
 def _admissions(objects: list[dict], a2_priority: int = 0) -> tuple[Simulation, list[tuple]]:

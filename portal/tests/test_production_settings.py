@@ -133,3 +133,38 @@ def test_protected_patterns_are_read_as_written(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "['kube-*', 'ops-*', 'default']"
+
+
+def test_an_admission_fair_sharing_block_that_is_not_json_is_refused(tmp_path):
+    result = manage(
+        "check", QM_KUEUE_ADMISSION_FAIR_SHARING="half-life 24h", QM_DATA_DIR=str(tmp_path)
+    )
+    assert result.returncode != 0
+    assert "QM_KUEUE_ADMISSION_FAIR_SHARING='half-life 24h' is not a valid" in result.stderr
+    assert "not JSON" in result.stderr
+
+
+def test_an_admission_fair_sharing_block_with_a_key_kueue_lacks_is_refused(tmp_path):
+    result = manage(
+        "check", QM_KUEUE_ADMISSION_FAIR_SHARING='{"halfLife": "24h"}', QM_DATA_DIR=str(tmp_path)
+    )
+    assert result.returncode != 0
+    assert "unknown key 'halfLife'" in result.stderr
+    assert '"usageHalfLifeTime": "168h"' in result.stderr  # a valid example
+
+
+def test_an_admission_fair_sharing_block_reaches_the_model_as_written(tmp_path):
+    script = (
+        "from core.kueue_config import cluster_configuration; import json; "
+        "print(json.dumps(cluster_configuration(fair_sharing=False), sort_keys=True))"
+    )
+    block = '{"usageHalfLifeTime": "24h", "resourceWeights": {"nvidia.com/gpu": 100}}'
+    result = manage(
+        "shell", "-c", script, QM_KUEUE_ADMISSION_FAIR_SHARING=block, QM_DATA_DIR=str(tmp_path)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == (
+        '[{"admissionFairSharing": {"resourceWeights": {"nvidia.com/gpu": 100}, '
+        '"usageHalfLifeTime": "24h"}, "apiVersion": "config.kueue.x-k8s.io/v1beta1", '
+        '"kind": "Configuration"}]'
+    )

@@ -186,3 +186,10 @@ def test_the_simulated_kueues_admission_fair_sharing_is_realclusters():
     from simcluster.server.cli import ADMISSION_FAIR_SHARING as SIM
 
     assert SIM == REAL
+
+
+def test_make_run_tells_the_portal_the_block_its_cluster_runs_with():
+    from portal.demo.fair_sharing import DEMO_ADMISSION_FAIR_SHARING
+    from realcluster.kueue_manifests import ADMISSION_FAIR_SHARING as REAL
+
+    assert DEMO_ADMISSION_FAIR_SHARING == REAL

@@ -25,6 +25,7 @@ from apps.queues.reconcile.observe import observe
 from core import permissions
 from core.errors import RuleBroken
 from core.kube import KubeClient
+from core.kueue_config import cluster_configuration
 from core.prices import flavor_price
 from informer import objects as o
 from informer.kinds import workload_ref
@@ -42,7 +43,7 @@ def quote_job(user, spec: JobRequest, *, actor: Principal, client: KubeClient | 
         return verdict.never(exc.detail, field_name=exc.field)
     arrivals = expected_arrivals(job, now=now, checkpoint_claim=settings.QM_CHECKPOINT_CLAIM)
     with client or KubeClient() as kube:
-        objects = list(observe(kube, settings.KUEUE_API_VERSION).values())
+        objects = [*observe(kube, settings.KUEUE_API_VERSION).values(), *cluster_configuration()]
         workloads = [w for w in kube.list(workload_ref()) if not o.is_finished(w)]
         reported = _reported_positions(kube, objects)
     answer = verdict.admission_verdict(

@@ -11,15 +11,6 @@ from kueuemodel import (
 )  # DURATION_ANNOTATION: how long the model runs a workload
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
-# Kueue's Configuration with fair sharing on and its default preemption strategies
-# (spelled out: the engine does not fill them in for an empty block).
-FAIR_SHARING_CONFIG = {
-    "apiVersion": "config.kueue.x-k8s.io/v1beta1",
-    "kind": "Configuration",
-    "fairSharing": {
-        "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
-    },
-}
 
 
 def on_grid(ms: int, grid_ms: int) -> int:
